@@ -1,0 +1,113 @@
+// Package core defines the contract between b14fs and its codecs: the Codec
+// interface, the optional capabilities a codec may add (found by type
+// assertion, the way io/fs finds ReadDirFS), per-codec options, the Registry
+// that names codecs, and the errors codecs report.
+//
+// core imports the standard library only.
+package core
+
+import "io"
+
+// A Codec turns plain data into its encoded form and back, as streams.
+//
+// Every Codec makes encoders and decoders in both forms that chains need:
+// pull (wrapping an io.Reader) and push (wrapping an io.Writer). A push
+// stream's Close flushes whatever the codec still holds and reports bad or
+// truncated data; it never closes the underlying writer, as compress/gzip
+// does not.
+//
+// Errors about the data itself are *DataError values naming the codec and the
+// byte offset, in the codec's input, where the data went wrong.
+//
+// A Codec value is immutable and safe for concurrent use; the streams it makes
+// are not.
+type Codec interface {
+	// Name returns the name the codec is registered under, such as "base16384".
+	Name() string
+
+	// NewEncodeReader returns a reader whose content is the encoding of r's.
+	NewEncodeReader(r io.Reader) io.Reader
+	// NewDecodeReader returns a reader whose content is the decoding of r's.
+	NewDecodeReader(r io.Reader) io.Reader
+	// NewEncodeWriter returns a writer that encodes what is written to it
+	// into w. Close flushes the tail; it does not close w.
+	NewEncodeWriter(w io.Writer) io.WriteCloser
+	// NewDecodeWriter returns a writer that decodes what is written to it
+	// into w. Close flushes the tail and reports truncated input; it does not
+	// close w.
+	NewDecodeWriter(w io.Writer) io.WriteCloser
+}
+
+// A Configurable codec takes options. WithOptions returns a codec configured
+// with opts (the receiver is unchanged). It returns an *OptionError for a key
+// the codec does not know or a value it cannot use.
+//
+// A codec that does not implement Configurable takes no options; Configure
+// rejects every option for it.
+type Configurable interface {
+	Codec
+	WithOptions(opts Options) (Codec, error)
+}
+
+// Configure returns c configured with opts: c itself when opts is empty,
+// c.WithOptions(opts) when c is Configurable, and an *OptionError otherwise.
+func Configure(c Codec, opts Options) (Codec, error) {
+	if len(opts) == 0 {
+		return c, nil
+	}
+	if cc, ok := c.(Configurable); ok {
+		return cc.WithOptions(opts)
+	}
+	return nil, &OptionError{Codec: c.Name(), Key: opts[0].Key, Value: opts[0].Value, Err: ErrUnknownOption}
+}
+
+// A Suffixer codec suggests a file name suffix for its encoded form, such as
+// ".b14". The suffix includes the leading dot.
+type Suffixer interface {
+	Codec
+	Suffix() string
+}
+
+// A BlockCodec's encoded stream is an optional header followed by
+// fixed-size blocks, each of which decodes on its own to a fixed number of
+// plain bytes (the last block may be shorter). This lets sizes and offsets map
+// between the plain and the encoded form in O(1), so a filesystem can report
+// decoded sizes and read at any offset without decoding a whole file.
+type BlockCodec interface {
+	Codec
+	// Layout inspects a stored encoded stream of the given size (reading
+	// only the few bytes it needs, such as a header and the tail) and
+	// returns how it maps to plain data. It returns a *DataError when the
+	// stream cannot be a valid encoding.
+	Layout(r io.ReaderAt, size int64) (Layout, error)
+	// EncodedLen returns the encoded size of n plain bytes, without any
+	// header the codec may write.
+	EncodedLen(n int64) int64
+}
+
+// Layout describes how an encoded stream of a BlockCodec maps to plain data.
+type Layout struct {
+	Header       int64 // bytes before the first block (such as a byte order mark)
+	PlainBlock   int   // plain bytes in each full block
+	EncodedBlock int   // encoded bytes in each full block
+	Size         int64 // the decoded size of the whole stream
+}
+
+// EncodedOffset returns the offset in the encoded stream of the block that
+// holds plain offset off, and the offset of that block's first plain byte.
+func (l Layout) EncodedOffset(off int64) (encoded, plain int64) {
+	block := off / int64(l.PlainBlock)
+	return l.Header + block*int64(l.EncodedBlock), block * int64(l.PlainBlock)
+}
+
+// A ReaderResetter is a pull stream that can be reused on a new source,
+// keeping its buffers, like gzip.Reader's Reset.
+type ReaderResetter interface {
+	Reset(r io.Reader)
+}
+
+// A WriterResetter is a push stream that can be reused on a new destination,
+// keeping its buffers, like gzip.Writer's Reset.
+type WriterResetter interface {
+	Reset(w io.Writer)
+}

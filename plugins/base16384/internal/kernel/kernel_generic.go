@@ -1,0 +1,6 @@
+package kernel
+
+var (
+	encode = EncodeGeneric
+	decode = DecodeGeneric
+)
