@@ -1,0 +1,111 @@
+// Package codectest checks that a codec keeps the core.Codec contract, the way
+// testing/fstest checks a file system. Codec authors call TestCodec from their
+// tests with inputs that cover their format.
+package codectest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"testing/iotest"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// readers are the ways TestCodec feeds a pull stream its source.
+var readers = []struct {
+	name string
+	wrap func(io.Reader) io.Reader
+}{
+	{"plain", func(r io.Reader) io.Reader { return r }},
+	{"OneByteReader", iotest.OneByteReader},
+	{"HalfReader", iotest.HalfReader},
+	{"DataErrReader", iotest.DataErrReader},
+}
+
+// writeSizes are the write sizes TestCodec pushes data through a push stream in.
+var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
+
+// TestCodec checks c on each input: the pull encoder gives the same bytes
+// for any read pattern (testing/iotest readers, and iotest.TestReader on
+// the stream itself); the push encoder gives them for any write size; both
+// decoders give back the input; Close flushes without closing the underlying
+// writer; and an error from the source reaches the reader.
+func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
+	t.Helper()
+	for i, in := range inputs {
+		t.Run(fmt.Sprintf("input%d_len%d", i, len(in)), func(t *testing.T) {
+			enc, err := io.ReadAll(c.NewEncodeReader(bytes.NewReader(in)))
+			if err != nil {
+				t.Fatalf("encode: %v", err)
+			}
+			checkForm(t, "encode", c.NewEncodeReader, c.NewEncodeWriter, in, enc)
+			checkForm(t, "decode", c.NewDecodeReader, c.NewDecodeWriter, enc, in)
+		})
+	}
+}
+
+// checkForm checks that the pull and push streams of one direction turn src
+// into want.
+func checkForm(t *testing.T, dir string, pull func(io.Reader) io.Reader, push func(io.Writer) io.WriteCloser, src, want []byte) {
+	t.Helper()
+	for _, rd := range readers {
+		got, err := io.ReadAll(pull(rd.wrap(bytes.NewReader(src))))
+		if err != nil {
+			t.Errorf("%s pull, %s: %v", dir, rd.name, err)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("%s pull, %s:\n got %q\nwant %q", dir, rd.name, clip(got), clip(want))
+		}
+	}
+	if err := iotest.TestReader(pull(bytes.NewReader(src)), want); err != nil {
+		t.Errorf("%s pull, iotest.TestReader: %v", dir, err)
+	}
+	errBroken := errors.New("broken source")
+	got, err := io.ReadAll(pull(io.MultiReader(bytes.NewReader(src), iotest.ErrReader(errBroken))))
+	if !errors.Is(err, errBroken) {
+		t.Errorf("%s pull, failing source: got error %v, want %v", dir, err, errBroken)
+	} else if !bytes.HasPrefix(want, got) {
+		t.Errorf("%s pull, failing source: output before the error is not a prefix of the full output", dir)
+	}
+	for _, size := range writeSizes {
+		var dst closeGuard
+		w := push(&dst)
+		for p := src; len(p) > 0; {
+			n := min(size, len(p))
+			m, err := w.Write(p[:n])
+			if err != nil || m != n {
+				t.Fatalf("%s push, %d-byte writes: Write = %d, %v; want %d, nil", dir, size, m, err, n)
+			}
+			p = p[n:]
+		}
+		if err := w.Close(); err != nil {
+			t.Fatalf("%s push, %d-byte writes: Close: %v", dir, size, err)
+		}
+		if dst.closed {
+			t.Fatalf("%s push: Close closed the underlying writer", dir)
+		}
+		if !bytes.Equal(dst.Bytes(), want) {
+			t.Errorf("%s push, %d-byte writes:\n got %q\nwant %q", dir, size, clip(dst.Bytes()), clip(want))
+		}
+	}
+}
+
+// closeGuard is a buffer that notes being closed.
+type closeGuard struct {
+	bytes.Buffer
+	closed bool
+}
+
+func (g *closeGuard) Close() error {
+	g.closed = true
+	return nil
+}
+
+func clip(b []byte) []byte {
+	if len(b) > 64 {
+		return append(b[:64:64], "..."...)
+	}
+	return b
+}
