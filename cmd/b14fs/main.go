@@ -1,0 +1,67 @@
+// Command b14fs encodes and decodes data through chains of codecs.
+//
+//	b14fs encode [-c CHAIN] [-o OUT] [FILE|-]
+//	b14fs decode [-c CHAIN] [-o OUT] [FILE|-]
+//	b14fs codecs
+//
+// Data goes to standard output (or OUT), diagnostics to standard error. The
+// exit code is 0 on success, 1 on bad data or a failed read or write, and 2
+// on a usage error. See docs/cli.md for the whole reference.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/transform"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitData  = 1 // bad data, or a failed read or write
+	exitUsage = 2 // unknown command, flag, codec or option
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, builtinRegistry()))
+}
+
+// stdio is where a command reads and writes.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// A usageError is an error in how b14fs was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// run runs the command line args with the codecs of reg and returns the
+// exit code. A panic is reported as an internal error, never as a trace.
+func run(args []string, in io.Reader, out, errOut io.Writer, reg *core.Registry) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(errOut, "b14fs: internal error: %v\n", p)
+			code = exitData
+		}
+	}()
+	root := newRootCommand(reg, stdio{in, out, errOut})
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(errOut, "b14fs: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || errors.Is(err, transform.ErrSpec) {
+		fmt.Fprintln(errOut, "Run 'b14fs --help' for usage.")
+		return exitUsage
+	}
+	return exitData
+}
