@@ -1,3 +1,5 @@
+//go:build purego || !arm64
+
 package kernel
 
 var (

@@ -1,0 +1,64 @@
+//go:build !purego
+
+package kernel
+
+import "golang.org/x/sys/cpu"
+
+// blockGroups is the number of groups the NEON kernels handle a step:
+// 56 raw bytes, 64 encoded bytes.
+const blockGroups = 8
+
+var (
+	encode = EncodeGeneric
+	decode = DecodeGeneric
+)
+
+func init() {
+	// Every arm64 processor has Advanced SIMD; the check lets
+	// GODEBUG=cpu.asimd=off select the generic code.
+	if cpu.ARM64.HasASIMD {
+		encode = encodeNEON
+		decode = decodeNEON
+	}
+}
+
+// encodeBlocks encodes blocks steps of 8 groups, reading 56*blocks+2 bytes
+// of src (the last step loads 2 bytes past its groups) and writing
+// 64*blocks bytes of dst.
+//
+//go:noescape
+func encodeBlocks(dst, src *byte, blocks int)
+
+// decodeBlocks decodes up to blocks steps of 8 groups, reading 64 bytes of
+// src and writing 56 bytes of dst a step. It stops before the first step
+// that holds a unit outside U+4E00..U+8DFF, writing nothing for it, and
+// returns the number of steps decoded.
+//
+//go:noescape
+func decodeBlocks(dst, src *byte, blocks int) int
+
+// encodeNEON is Encode with NEON for whole steps and the generic code for
+// the groups after them.
+func encodeNEON(dst, src []byte) int {
+	n := len(src) / 7
+	dst = dst[:8*n]
+	blocks := 0
+	if len(src) >= 7*blockGroups+2 {
+		blocks = (len(src) - 2) / (7 * blockGroups)
+		encodeBlocks(&dst[0], &src[0], blocks)
+	}
+	done := blockGroups * blocks
+	return done + EncodeGeneric(dst[8*done:], src[7*done:])
+}
+
+// decodeNEON is Decode with NEON for whole steps and the generic code for
+// the groups after them, or for the step holding the first bad unit.
+func decodeNEON(dst, src []byte) int {
+	n := len(src) / 8
+	dst = dst[:7*n]
+	done := 0
+	if blocks := n / blockGroups; blocks > 0 {
+		done = blockGroups * decodeBlocks(&dst[0], &src[0], blocks)
+	}
+	return done + DecodeGeneric(dst[7*done:], src[8*done:])
+}

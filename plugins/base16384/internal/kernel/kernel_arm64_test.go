@@ -1,0 +1,122 @@
+//go:build !purego
+
+package kernel
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// neonLengths returns the raw lengths 0..4096 and those within a group of
+// every step boundary up to 64 steps.
+func neonLengths() []int {
+	var ns []int
+	for n := 0; n <= 4096; n++ {
+		ns = append(ns, n)
+	}
+	const step = 7 * blockGroups
+	for b := 4096/step + 1; b <= 64*8; b *= 2 {
+		for n := b*step - 9; n <= b*step+9; n++ {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// sentinelBuffer returns n bytes of 0xA5, so that writes past what a kernel
+// reports show up in comparisons.
+func sentinelBuffer(n int) []byte { return bytes.Repeat([]byte{0xA5}, n) }
+
+func TestNEONSelected(t *testing.T) {
+	if reflect.ValueOf(encode).Pointer() != reflect.ValueOf(encodeNEON).Pointer() ||
+		reflect.ValueOf(decode).Pointer() != reflect.ValueOf(decodeNEON).Pointer() {
+		t.Skip("NEON kernels not selected (GODEBUG=cpu.asimd=off?)")
+	}
+}
+
+func TestNEONEncodeMatchesGeneric(t *testing.T) {
+	for _, n := range neonLengths() {
+		src := randomBytes(n, uint64(n))
+		want, got := sentinelBuffer(8*(n/7)+8), sentinelBuffer(8*(n/7)+8)
+		wn, gn := EncodeGeneric(want, src), encodeNEON(got, src)
+		if gn != wn || !bytes.Equal(got, want) {
+			t.Fatalf("len %d: encodeNEON = %d groups %x\nwant %d groups %x", n, gn, got, wn, want)
+		}
+	}
+}
+
+func TestNEONEncodeExtremes(t *testing.T) {
+	for _, fill := range []byte{0x00, 0xFF, 0x55, 0xAA} {
+		src := bytes.Repeat([]byte{fill}, 7*blockGroups*3+5)
+		want, got := make([]byte, 8*(len(src)/7)), make([]byte, 8*(len(src)/7))
+		EncodeGeneric(want, src)
+		encodeNEON(got, src)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("bytes %#02x: encodeNEON = %x\nwant %x", fill, got, want)
+		}
+	}
+}
+
+func TestNEONDecodeMatchesGeneric(t *testing.T) {
+	for _, n := range neonLengths() {
+		raw := randomBytes(n, uint64(n)+1<<32)
+		src := make([]byte, 8*(n/7), 8*(n/7)+7)
+		EncodeGeneric(src, raw)
+		src = append(src, randomBytes(n%8, 3)...) // a trailing partial group
+		want, got := sentinelBuffer(7*(len(src)/8)+7), sentinelBuffer(7*(len(src)/8)+7)
+		wn, gn := DecodeGeneric(want, src), decodeNEON(got, src)
+		if gn != wn || wn != n/7 || !bytes.Equal(got, want) {
+			t.Fatalf("len %d: decodeNEON = %d groups %x\nwant %d groups %x", len(src), gn, got, wn, want)
+		}
+	}
+}
+
+// badUnits are units just outside U+4E00..U+8DFF, a marker and a BOM.
+var badUnits = []uint16{0x0000, 0x4DFF, 0x8E00, 0xFFFF, 0x3D01, 0xFEFF, 0xCE00, 0x0E00}
+
+func TestNEONDecodeBadUnitAtEveryPosition(t *testing.T) {
+	const groups = 3*blockGroups + 3
+	raw := randomBytes(7*groups, 7)
+	valid := make([]byte, 8*groups)
+	EncodeGeneric(valid, raw)
+	for pos := 0; pos < 4*groups; pos++ {
+		for _, u := range badUnits {
+			src := bytes.Clone(valid)
+			binary.BigEndian.PutUint16(src[2*pos:], u)
+			want, got := sentinelBuffer(7*groups), sentinelBuffer(7*groups)
+			wn, gn := DecodeGeneric(want, src), decodeNEON(got, src)
+			if wn != pos/4 {
+				t.Fatalf("unit %#04x at %d: DecodeGeneric = %d groups, want %d", u, pos, wn, pos/4)
+			}
+			if gn != wn || !bytes.Equal(got, want) {
+				t.Fatalf("unit %#04x at %d: decodeNEON = %d groups %x\nwant %d groups %x", u, pos, gn, got, wn, want)
+			}
+		}
+	}
+}
+
+func TestNEONDecodeBoundaryUnits(t *testing.T) {
+	// Every unit of the alphabet's edges, in every lane of a step.
+	edges := []uint16{0x4E00, 0x4E01, 0x4EFF, 0x4F00, 0x8D00, 0x8DFE, 0x8DFF}
+	src := make([]byte, 8*blockGroups*len(edges))
+	for i := 0; i < len(src)/2; i++ {
+		binary.BigEndian.PutUint16(src[2*i:], edges[(i+i/len(edges))%len(edges)])
+	}
+	want, got := make([]byte, 7*(len(src)/8)), make([]byte, 7*(len(src)/8))
+	wn, gn := DecodeGeneric(want, src), decodeNEON(got, src)
+	if wn != len(src)/8 || gn != wn || !bytes.Equal(got, want) {
+		t.Fatalf("decodeNEON = %d groups %x\nwant %d groups %x", gn, got, wn, want)
+	}
+}
