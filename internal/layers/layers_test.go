@@ -1,0 +1,104 @@
+package layers
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/b14fs/b14fs"
+
+// rank returns a project package's layer (higher layers may import lower
+// ones) and its unit: packages of one unit may import each other.
+func rank(pkg string) (layer int, unit string) {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	first, rest, _ := strings.Cut(rel, "/")
+	switch first {
+	case "core":
+		return 0, "core"
+	case "plugins":
+		name, _, _ := strings.Cut(rest, "/")
+		return 1, "plugins/" + name
+	case "internal":
+		name, _, _ := strings.Cut(rest, "/")
+		if name == "testcodec" {
+			return 1, "internal/testcodec"
+		}
+		return 5, rel
+	case "transform":
+		return 2, "transform"
+	case "builtin":
+		return 2, "builtin"
+	case "fsx":
+		return 3, "fsx"
+	case "cmd":
+		return 4, rel
+	}
+	return 5, rel
+}
+
+func TestImportsPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 4 {
+		t.Fatalf("go list found only %d packages", len(lines))
+	}
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		pkg := fields[0]
+		layer, unit := rank(pkg)
+		for _, imp := range fields[1:] {
+			if err := check(pkg, layer, unit, imp); err != "" {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// check returns why pkg must not import imp, or "".
+func check(pkg string, layer int, unit, imp string) string {
+	if !strings.HasPrefix(imp, module+"/") {
+		if unit == "core" && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+			return pkg + " imports " + imp + ": core uses the standard library only"
+		}
+		return ""
+	}
+	impLayer, impUnit := rank(imp)
+	if impUnit == unit || impLayer < layer {
+		return ""
+	}
+	return pkg + " imports " + imp + ": imports must point to a lower layer"
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		pkg, imp string
+		ok       bool
+	}{
+		{"core", "io", true},
+		{"core", "github.com/spf13/afero", false},
+		{"core", "transform", false},
+		{"plugins/base16384", "core", true},
+		{"plugins/base16384", "plugins/base16384/internal/kernel", true},
+		{"plugins/base16384", "plugins/bencode", false},
+		{"plugins/bencode", "transform", false},
+		{"transform", "core", true},
+		{"transform", "fsx", false},
+		{"fsx", "transform", true},
+		{"fsx", "cmd/b14fs", false},
+		{"cmd/b14fs", "fsx", true},
+	}
+	for _, tt := range tests {
+		pkg, imp := tt.pkg, tt.imp
+		if imp != "io" && !strings.Contains(imp, ".") {
+			imp = module + "/" + imp
+		}
+		layer, unit := rank(module + "/" + pkg)
+		if got := check(pkg, layer, unit, imp) == ""; got != tt.ok {
+			t.Errorf("%s importing %s: allowed = %v, want %v", pkg, tt.imp, got, tt.ok)
+		}
+	}
+}
