@@ -120,3 +120,29 @@ func TestNEONDecodeBoundaryUnits(t *testing.T) {
 		t.Fatalf("decodeNEON = %d groups %x\nwant %d groups %x", gn, got, wn, want)
 	}
 }
+
+// FuzzNEONMatchesGeneric encodes data both ways, then decodes the encoding
+// both ways after replacing the unit at pos (modulo its length) with unit.
+func FuzzNEONMatchesGeneric(f *testing.F) {
+	f.Add([]byte("1234567"), uint16(0), uint16(0x4E00))
+	f.Add(randomBytes(7*blockGroups+2, 1), uint16(5), uint16(0x8DFF))
+	f.Add(randomBytes(7*blockGroups*3, 2), uint16(40), uint16(0x8E00))
+	f.Add(randomBytes(7*blockGroups*2+9, 3), uint16(31), uint16(0x4DFF))
+	f.Add(randomBytes(500, 4), uint16(77), uint16(0xFEFF))
+	f.Fuzz(func(t *testing.T, data []byte, pos, unit uint16) {
+		want, got := sentinelBuffer(8*(len(data)/7)), sentinelBuffer(8*(len(data)/7))
+		wn, gn := EncodeGeneric(want, data), encodeNEON(got, data)
+		if gn != wn || !bytes.Equal(got, want) {
+			t.Fatalf("encodeNEON = %d groups %x\nwant %d groups %x", gn, got, wn, want)
+		}
+		src := want
+		if len(src) > 0 {
+			binary.BigEndian.PutUint16(src[2*(int(pos)%(len(src)/2)):], unit)
+		}
+		want, got = sentinelBuffer(len(data)), sentinelBuffer(len(data))
+		wn, gn = DecodeGeneric(want, src), decodeNEON(got, src)
+		if gn != wn || !bytes.Equal(got, want) {
+			t.Fatalf("decodeNEON = %d groups %x\nwant %d groups %x", gn, got, wn, want)
+		}
+	})
+}
