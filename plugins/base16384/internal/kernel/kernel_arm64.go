@@ -40,13 +40,12 @@ func decodeBlocks(dst, src *byte, blocks int) int
 // encodeNEON is Encode with NEON for whole steps and the generic code for
 // the groups after them.
 func encodeNEON(dst, src []byte) int {
-	n := len(src) / 7
-	dst = dst[:8*n]
-	blocks := 0
-	if len(src) >= 7*blockGroups+2 {
-		blocks = (len(src) - 2) / (7 * blockGroups)
-		encodeBlocks(&dst[0], &src[0], blocks)
+	if len(src) < 7*blockGroups+2 {
+		return EncodeGeneric(dst, src)
 	}
+	dst = dst[:8*(len(src)/7)]
+	blocks := (len(src) - 2) / (7 * blockGroups)
+	encodeBlocks(&dst[0], &src[0], blocks)
 	done := blockGroups * blocks
 	return done + EncodeGeneric(dst[8*done:], src[7*done:])
 }
@@ -54,11 +53,10 @@ func encodeNEON(dst, src []byte) int {
 // decodeNEON is Decode with NEON for whole steps and the generic code for
 // the groups after them, or for the step holding the first bad unit.
 func decodeNEON(dst, src []byte) int {
-	n := len(src) / 8
-	dst = dst[:7*n]
-	done := 0
-	if blocks := n / blockGroups; blocks > 0 {
-		done = blockGroups * decodeBlocks(&dst[0], &src[0], blocks)
+	if len(src) < 8*blockGroups {
+		return DecodeGeneric(dst, src)
 	}
+	dst = dst[:7*(len(src)/8)]
+	done := blockGroups * decodeBlocks(&dst[0], &src[0], len(src)/(8*blockGroups))
 	return done + DecodeGeneric(dst[7*done:], src[8*done:])
 }

@@ -5,6 +5,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -145,4 +146,38 @@ func FuzzNEONMatchesGeneric(f *testing.F) {
 			t.Fatalf("decodeNEON = %d groups %x\nwant %d groups %x", gn, got, wn, want)
 		}
 	})
+}
+
+// BenchmarkNEON compares the NEON and generic kernels per size of raw data.
+func BenchmarkNEON(b *testing.B) {
+	kernels := []struct {
+		name           string
+		encode, decode func(dst, src []byte) int
+	}{
+		{"neon", encodeNEON, decodeNEON},
+		{"generic", EncodeGeneric, DecodeGeneric},
+	}
+	for _, size := range []int{16, 256, 4 << 10, 32 << 10, 1 << 20} {
+		raw := randomBytes(size/7*7, 5)
+		encoded := make([]byte, 8*(len(raw)/7))
+		EncodeGeneric(encoded, raw)
+		for _, k := range kernels {
+			b.Run(fmt.Sprintf("encode/%s/%d", k.name, size), func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				b.ReportAllocs()
+				dst := make([]byte, len(encoded))
+				for b.Loop() {
+					k.encode(dst, raw)
+				}
+			})
+			b.Run(fmt.Sprintf("decode/%s/%d", k.name, size), func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				b.ReportAllocs()
+				dst := make([]byte, len(raw))
+				for b.Loop() {
+					k.decode(dst, encoded)
+				}
+			})
+		}
+	}
 }
