@@ -1,0 +1,334 @@
+package bencode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// DefaultMaxDepth is the nesting depth accepted when DecodeOptions.MaxDepth
+// is zero: 10,000 levels, as encoding/json accepts.
+const DefaultMaxDepth = 10000
+
+// A Kind is the kind of a Token.
+type Kind uint8
+
+// The kinds of tokens.
+const (
+	Integer   Kind = iota + 1 // an integer; Value holds its decimal digits, '-' first if negative
+	String                    // a string that is a value; Value holds its bytes
+	Key                       // a string that is a dictionary key; Value holds its bytes
+	ListStart                 // 'l', the start of a list
+	DictStart                 // 'd', the start of a dictionary
+	End                       // 'e', the end of the innermost open list or dictionary
+)
+
+var kindNames = [...]string{Integer: "integer", String: "string", Key: "key", ListStart: "list", DictStart: "dictionary", End: "end"}
+
+// String returns the kind's name, such as "integer" or "dictionary".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A Token is one element of bencoded input.
+type Token struct {
+	Kind   Kind
+	Offset int64  // byte offset of the token's first byte in the input
+	Value  []byte // Integer, String, Key: the digits or bytes, sharing the input's memory; nil otherwise
+}
+
+// A SyntaxError reports input that is not bencode, or that breaks the strict
+// rules (or the depth limit) in force.
+type SyntaxError struct {
+	Offset int64 // byte offset in the input where the error was found
+	msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return "bencode: " + e.msg + " at byte offset " + strconv.FormatInt(e.Offset, 10)
+}
+
+// errShort reports that a token runs past the data a streaming scanner holds
+// so far; the caller supplies more and scans again.
+var errShort = errors.New("bencode: short input")
+
+// A Scanner splits bencoded input into tokens, checking the grammar, the key
+// order (unless lenient), and the depth limit as it goes. It does not use
+// reflection and allocates nothing but its stack of open containers and,
+// in strict mode, a copy of the last key of each open dictionary.
+type Scanner struct {
+	data  []byte
+	off   int   // next byte of data to scan
+	base  int64 // input offset of data[0]
+	atEOF bool  // data holds all of the remaining input
+
+	lenient  bool // accept unsorted and duplicate keys
+	multi    bool // accept several top-level values
+	maxDepth int
+
+	stack []frame
+	keys  []byte // the last key of every open dictionary, outermost first
+	done  bool   // a top-level value is complete
+	err   error  // sticky error
+
+	intAt, intPos int64 // input offsets: an integer token at intAt has digits checked up to intPos
+}
+
+type frame struct {
+	dict    bool
+	wantKey bool // the next token is a key or End
+	hasKey  bool // the dictionary has had a key
+	keyOff  int  // offset in keys of this dictionary's last key
+}
+
+// NewScanner returns a strict scanner of data with the default depth limit.
+func NewScanner(data []byte) *Scanner {
+	return DecodeOptions{}.NewScanner(data)
+}
+
+// init sets s's rules; multi accepts several top-level values.
+func (s *Scanner) init(o DecodeOptions, multi bool) {
+	s.lenient = o.Lenient
+	s.multi = multi
+	s.maxDepth = o.depth()
+	s.intAt = -1
+}
+
+// setData gives s the unscanned input, whose first byte is at input offset
+// base.
+func (s *Scanner) setData(data []byte, base int64, atEOF bool) {
+	s.data, s.off, s.base, s.atEOF = data, 0, base, atEOF
+}
+
+// Offset returns the input offset just past the last token returned.
+func (s *Scanner) Offset() int64 { return s.base + int64(s.off) }
+
+// Depth returns the number of lists and dictionaries open.
+func (s *Scanner) Depth() int { return len(s.stack) }
+
+// Next returns the next token. It returns io.EOF at the end of the input
+// once a complete value has been scanned (in lenient mode, any number of
+// values), and a *SyntaxError for input that breaks the rules.
+func (s *Scanner) Next() (Token, error) {
+	return s.next()
+}
+
+// Skip scans past the rest of the value whose first token was tok, checking it
+// as Next does. It returns the input offset just past the value.
+func (s *Scanner) Skip(tok Token) (int64, error) {
+	if tok.Kind == ListStart || tok.Kind == DictStart {
+		for depth := len(s.stack); len(s.stack) >= depth; {
+			if _, err := s.next(); err != nil {
+				return 0, unexpectedEOF(s, err)
+			}
+		}
+	}
+	return s.Offset(), nil
+}
+
+// unexpectedEOF turns io.EOF, met inside a value, into a *SyntaxError.
+func unexpectedEOF(s *Scanner, err error) error {
+	if err == io.EOF {
+		return s.fail(s.off, "unexpected end of input")
+	}
+	return err
+}
+
+func (s *Scanner) fail(at int, format string, args ...any) error {
+	s.err = &SyntaxError{Offset: s.base + int64(at), msg: fmt.Sprintf(format, args...)}
+	return s.err
+}
+
+func (s *Scanner) next() (Token, error) {
+	if s.err != nil {
+		return Token{}, s.err
+	}
+	if s.off >= len(s.data) {
+		switch {
+		case !s.atEOF:
+			return Token{}, errShort
+		case len(s.stack) == 0 && (s.done || s.multi):
+			return Token{}, io.EOF
+		}
+		return Token{}, s.fail(s.off, "unexpected end of input")
+	}
+	start := s.off
+	c := s.data[start]
+	var top *frame
+	if n := len(s.stack); n > 0 {
+		top = &s.stack[n-1]
+	} else if s.done && !s.multi {
+		return Token{}, s.fail(start, "data after the top-level value")
+	}
+	if top != nil && top.wantKey {
+		switch {
+		case c == 'e':
+			return s.end(start, top)
+		case '0' <= c && c <= '9':
+			return s.key(start, top)
+		}
+		return Token{}, s.fail(start, "dictionary key must be a string, found %q", c)
+	}
+	var tok Token
+	var err error
+	switch {
+	case '0' <= c && c <= '9':
+		tok, err = s.str(start, String)
+	case c == 'i':
+		tok, err = s.integer(start)
+	case c == 'l' || c == 'd':
+		return s.open(start, c == 'd', top)
+	case c == 'e':
+		if top == nil {
+			return Token{}, s.fail(start, "unexpected 'e' outside a list or dictionary")
+		}
+		if top.dict {
+			return Token{}, s.fail(start, "dictionary key without a value")
+		}
+		return s.end(start, top)
+	default:
+		return Token{}, s.fail(start, "invalid byte %q at the start of a value", c)
+	}
+	if err != nil {
+		return Token{}, err
+	}
+	s.valueDone(top)
+	return tok, nil
+}
+
+// valueDone records that a value inside top (nil at the top level) is complete.
+func (s *Scanner) valueDone(top *frame) {
+	if top == nil {
+		s.done = true
+	} else if top.dict {
+		top.wantKey = true
+	}
+}
+
+func (s *Scanner) open(start int, dict bool, top *frame) (Token, error) {
+	if len(s.stack) >= s.maxDepth {
+		return Token{}, s.fail(start, "nesting deeper than %d levels", s.maxDepth)
+	}
+	if top != nil && top.dict {
+		top.wantKey = true
+	}
+	s.stack = append(s.stack, frame{dict: dict, wantKey: dict, keyOff: len(s.keys)})
+	s.off = start + 1
+	kind := ListStart
+	if dict {
+		kind = DictStart
+	}
+	return Token{Kind: kind, Offset: s.base + int64(start)}, nil
+}
+
+func (s *Scanner) end(start int, top *frame) (Token, error) {
+	if top.dict {
+		s.keys = s.keys[:top.keyOff]
+	}
+	s.stack = s.stack[:len(s.stack)-1]
+	s.off = start + 1
+	if len(s.stack) == 0 {
+		s.done = true
+	}
+	return Token{Kind: End, Offset: s.base + int64(start)}, nil
+}
+
+func (s *Scanner) key(start int, top *frame) (Token, error) {
+	tok, err := s.str(start, Key)
+	if err != nil {
+		return tok, err
+	}
+	if !s.lenient {
+		if top.hasKey {
+			switch c := bytes.Compare(s.keys[top.keyOff:], tok.Value); {
+			case c == 0:
+				return Token{}, s.fail(start, "duplicate dictionary key %q", tok.Value)
+			case c > 0:
+				return Token{}, s.fail(start, "dictionary key %q out of order", tok.Value)
+			}
+		}
+		s.keys = append(s.keys[:top.keyOff], tok.Value...)
+	}
+	top.hasKey = true
+	top.wantKey = false
+	return tok, nil
+}
+
+// str scans a string at data[start], a digit.
+func (s *Scanner) str(start int, kind Kind) (Token, error) {
+	data := s.data
+	i := start
+	n := 0
+	for ; i < len(data) && '0' <= data[i] && data[i] <= '9'; i++ {
+		if n > (maxInt-9)/10 {
+			return Token{}, s.fail(start, "string length overflows")
+		}
+		n = n*10 + int(data[i]-'0')
+	}
+	if data[start] == '0' && i > start+1 {
+		return Token{}, s.fail(start, "leading zero in string length")
+	}
+	if i == len(data) {
+		return s.short(start, "unterminated string length")
+	}
+	if data[i] != ':' {
+		return Token{}, s.fail(i, "invalid byte %q in string length", data[i])
+	}
+	i++
+	if n > len(data)-i {
+		if !s.atEOF {
+			return Token{}, errShort
+		}
+		return Token{}, s.fail(start, "string of %d bytes runs past the end of input (%d bytes left)", n, len(data)-i)
+	}
+	s.off = i + n
+	return Token{Kind: kind, Offset: s.base + int64(start), Value: data[i : i+n]}, nil
+}
+
+// integer scans an integer at data[start], an 'i'.
+func (s *Scanner) integer(start int) (Token, error) {
+	data := s.data
+	digits := start + 1
+	if digits < len(data) && data[digits] == '-' {
+		digits++
+	}
+	i := digits
+	if s.intAt == s.base+int64(start) {
+		i = int(s.intPos - s.base) // resume a long integer met before
+	}
+	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+		i++
+	}
+	if i == len(data) {
+		s.intAt, s.intPos = s.base+int64(start), s.base+int64(i)
+		return s.short(start, "unterminated integer")
+	}
+	switch {
+	case data[i] != 'e':
+		return Token{}, s.fail(i, "invalid byte %q in integer", data[i])
+	case i == digits:
+		return Token{}, s.fail(start, "integer without digits")
+	case data[digits] == '0' && digits > start+1:
+		return Token{}, s.fail(start, "negative zero or leading zero in integer")
+	case data[digits] == '0' && i > digits+1:
+		return Token{}, s.fail(start, "leading zero in integer")
+	}
+	s.off = i + 1
+	return Token{Kind: Integer, Offset: s.base + int64(start), Value: data[start+1 : i]}, nil
+}
+
+// short reports a token cut off by the end of the data: errShort while more
+// may come, a *SyntaxError at the end of the input.
+func (s *Scanner) short(start int, msg string) (Token, error) {
+	if !s.atEOF {
+		return Token{}, errShort
+	}
+	return Token{}, s.fail(len(s.data), "%s (started at byte offset %d)", msg, s.base+int64(start))
+}
+
+const maxInt = int(^uint(0) >> 1)
