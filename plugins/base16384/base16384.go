@@ -1,0 +1,153 @@
+// Package base16384 implements base16384, the encoding that turns every
+// 7 bytes into 4 CJK characters (UTF-16 code units U+4E00..U+8DFF), as the
+// reference C library and the go-base16384 package define it.
+//
+// The package offers the API of go-base16384 under the same names and
+// meanings (Encode, EncodeTo, EncodeToString, Decode, DecodeTo, NewEncoder,
+// NewDecoder and the rest), so its users can switch by changing the import
+// path. Unlike that package, decoding here checks its input: functions that
+// can return an error report a *core.DataError naming the byte offset of the
+// first bad unit, and never panic on bad input. Functions whose reference
+// signature has no error (Decode, DecodeString, ...) return nil or "" for
+// invalid input; AppendDecode and DecodeTo report why.
+//
+// Every decoding function accepts both text forms: raw UTF-16BE (what Encode
+// writes) and UTF-8 (what EncodeToString writes), each with or without a
+// leading byte order mark, telling them apart by the first byte.
+//
+// Push-form streams (NewEncodeWriter, NewDecodeWriter) and a core.Codec
+// (NewCodec) with options complete the package.
+package base16384
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// Name is the name the codec is registered under.
+const Name = "base16384"
+
+// tailUnits[r] is the number of data units that hold a tail of r bytes.
+var tailUnits = [7]int{0, 1, 2, 2, 3, 3, 4}
+
+// EncodeLen returns the length in bytes of the raw UTF-16BE encoding of in
+// bytes, end marker included.
+func EncodeLen(in int) int {
+	return in/7*8 + 2*tailUnits[in%7] + markerLen(in%7)
+}
+
+func markerLen(r int) int {
+	if r == 0 {
+		return 0
+	}
+	return 2
+}
+
+// DecodeLen returns the decoded length of a raw encoding of in bytes whose end
+// marker holds offset (the count of bytes in the last, partial group), or 0
+// when there is no end marker. It is the inverse of EncodeLen for valid
+// arguments.
+func DecodeLen(in, offset int) int {
+	if offset < 1 || offset > 6 {
+		return in / 8 * 7
+	}
+	return (in-2*tailUnits[offset]-2)/8*7 + offset
+}
+
+// Encode returns the raw UTF-16BE encoding of b.
+func Encode(b []byte) []byte {
+	return AppendEncode(make([]byte, 0, EncodeLen(len(b))), b)
+}
+
+// EncodeTo writes the raw UTF-16BE encoding of b to the start of encd, which
+// must hold at least EncodeLen(len(b)) bytes.
+func EncodeTo(b, encd []byte) error {
+	n := EncodeLen(len(b))
+	if len(encd) < n {
+		return fmt.Errorf("%s: EncodeTo: %w: need %d bytes, have %d", Name, io.ErrShortBuffer, n, len(encd))
+	}
+	var e encodeState
+	e.encode(encd, b)
+	return nil
+}
+
+// AppendEncode appends the raw UTF-16BE encoding of src to dst and returns the
+// extended buffer.
+func AppendEncode(dst, src []byte) []byte {
+	n := EncodeLen(len(src))
+	dst = slices.Grow(dst, n)
+	var e encodeState
+	e.encode(dst[len(dst):len(dst)+n], src)
+	return dst[:len(dst)+n]
+}
+
+// DecodedLen returns the length of the decoding of b (in either text form,
+// with or without a byte order mark), judging from its length, its start and
+// its end marker only. It returns a *core.DataError when those show that b
+// cannot be a valid encoding; a nil error does not mean that b is valid.
+func DecodedLen(b []byte) (int, error) {
+	s, err := measure(b[:min(len(b), 3)], b[max(len(b)-3, 0):], int64(len(b)))
+	return int(s.size), err
+}
+
+// Decode returns the decoding of b. It returns nil when b is not a valid
+// encoding (use AppendDecode to learn why) and an empty, non-nil slice for
+// empty b.
+func Decode(b []byte) []byte {
+	out, err := AppendDecode([]byte{}, b)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// DecodeTo writes the decoding of b to the start of decd, which must hold at
+// least DecodedLen(b) bytes. It returns a *core.DataError for invalid input,
+// and an error wrapping io.ErrShortBuffer when decd is too small.
+func DecodeTo(b, decd []byte) error {
+	n, err := DecodedLen(b)
+	if err != nil {
+		return firstError(b, err)
+	}
+	if len(decd) < n {
+		return fmt.Errorf("%s: DecodeTo: %w: need %d bytes, have %d", Name, io.ErrShortBuffer, n, len(decd))
+	}
+	var d decodeState
+	_, _, err = d.decode(decd[:n], b, true)
+	return err
+}
+
+// AppendDecode appends the decoding of src to dst and returns the extended
+// buffer. For invalid input it returns dst unchanged in length and a
+// *core.DataError naming the byte offset of the first bad unit.
+func AppendDecode(dst, src []byte) ([]byte, error) {
+	n, err := DecodedLen(src)
+	if err != nil {
+		return dst, firstError(src, err)
+	}
+	dst = slices.Grow(dst, n)
+	var d decodeState
+	if _, _, err := d.decode(dst[len(dst):len(dst)+n], src, true); err != nil {
+		return dst, err
+	}
+	return dst[:len(dst)+n], nil
+}
+
+// firstError returns the error at the first bad unit of src, whose length
+// or end marker measure found wrong (measureErr): the units before the end
+// may hold an earlier fault.
+func firstError(src []byte, measureErr error) error {
+	var d decodeState
+	if _, _, err := d.decode(make([]byte, maxDecodedLen(len(src))), src, true); err != nil {
+		return err
+	}
+	return measureErr
+}
+
+// dataError returns the *core.DataError for err at offset.
+func dataError(offset int64, err error) error {
+	return &core.DataError{Codec: Name, Offset: offset, Err: err}
+}
