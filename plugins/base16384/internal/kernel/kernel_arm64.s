@@ -16,7 +16,6 @@ TEXT ·encodeBlocks(SB), NOSPLIT, $0-24
 	MOVD dst+0(FP), R0
 	MOVD src+8(FP), R1
 	MOVD blocks+16(FP), R2
-	MOVD $14, R3
 
 	// Group g of a 16-byte load: its 7 bytes reversed into lane g, top byte 0.
 	VMOVQ $0xff00010203040506, $0xff0708090a0b0c0d, V16
@@ -25,10 +24,15 @@ TEXT ·encodeBlocks(SB), NOSPLIT, $0-24
 
 encodeLoop:
 	// Four loads 14 bytes apart: two groups each.
-	VLD1.P (R1)(R3), [V0.B16]
-	VLD1.P (R1)(R3), [V1.B16]
-	VLD1.P (R1)(R3), [V2.B16]
-	VLD1.P (R1)(R3), [V3.B16]
+	ADD  $14, R1, R3
+	ADD  $28, R1, R4
+	ADD  $42, R1, R5
+	VLD1 (R1), [V0.B16]
+	VLD1 (R3), [V1.B16]
+	VLD1 (R4), [V2.B16]
+	VLD1 (R5), [V3.B16]
+	ADD  $56, R1
+
 	VTBL   V16.B16, [V0.B16], V0.B16
 	VTBL   V16.B16, [V1.B16], V1.B16
 	VTBL   V16.B16, [V2.B16], V2.B16
@@ -83,11 +87,11 @@ TEXT ·decodeBlocks(SB), NOSPLIT, $0-32
 	VMOVQ $0x4e004e004e004e00, $0x4e004e004e004e00, V18
 	VMOVQ $0xc000c000c000c000, $0xc000c000c000c000, V19
 
-	// Output byte p = 7g+i comes from byte 6-i of lane g (table byte 8g+6-i).
-	VMOVQ $0x0e00010203040506, $0x151608090a0b0c0d, V20
-	VMOVQ $0x1c1d1e1011121314, $0x2324252618191a1b, V21
-	VMOVQ $0x2a2b2c2d2e202122, $0x3132333435362829, V22
-	VMOVQ $0x38393a3b3c3d3e30, $0xffffffffffffffff, V23
+	// The 14 bytes of a vector's two groups: byte i of a group is byte 6-i of
+	// its lane. The last vector's also get the 2 bytes before them from the
+	// vector before, so that four stores write exactly 56 bytes.
+	VMOVQ $0x0e00010203040506, $0xffff08090a0b0c0d, V20
+	VMOVQ $0x1112131415160809, $0x18191a1b1c1d1e10, V21
 
 decodeLoop:
 	// Units as little-endian 16-bit lanes, v0 in the top lane of each group.
@@ -131,13 +135,20 @@ decodeLoop:
 	VSLI  $28, V6.D2, V2.D2
 	VSLI  $28, V7.D2, V3.D2
 
-	// Seven big-endian bytes of each lane, packed.
-	VTBL   V20.B16, [V0.B16, V1.B16, V2.B16, V3.B16], V24.B16
-	VTBL   V21.B16, [V0.B16, V1.B16, V2.B16, V3.B16], V25.B16
-	VTBL   V22.B16, [V0.B16, V1.B16, V2.B16, V3.B16], V26.B16
-	VTBL   V23.B8, [V0.B16, V1.B16, V2.B16, V3.B16], V27.B8
-	VST1.P [V24.B16, V25.B16, V26.B16], 48(R0)
-	VST1.P [V27.B8], 8(R0)
+	// Seven big-endian bytes of each lane, packed; stores 14 bytes apart,
+	// each overwriting the 2 stray bytes of the one before.
+	VTBL V20.B16, [V0.B16], V0.B16
+	VTBL V20.B16, [V1.B16], V1.B16
+	VTBL V20.B16, [V2.B16], V4.B16
+	VTBL V21.B16, [V2.B16, V3.B16], V3.B16
+	ADD  $14, R0, R4
+	ADD  $28, R0, R5
+	ADD  $40, R0, R6
+	VST1 [V0.B16], (R0)
+	VST1 [V1.B16], (R4)
+	VST1 [V4.B16], (R5)
+	VST1 [V3.B16], (R6)
+	ADD  $56, R0
 
 	ADD $1, R3, R3
 	CMP R3, R2
