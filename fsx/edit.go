@@ -1,0 +1,196 @@
+package fsx
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/afero"
+)
+
+// ErrTooLarge is returned by a write or truncation that would hold more than
+// MaxBuffer bytes in memory.
+var ErrTooLarge = errors.New("file too large to edit in memory")
+
+// MaxBuffer is the largest decoded size of a file that writes at offsets
+// other than its end can change: such writes hold the whole plain content
+// in memory until Close or Sync.
+const MaxBuffer = 1 << 31
+
+// streamEdit encodes sequential writes into a temporary file next to the
+// stored one, which replaces it on commit.
+type streamEdit struct {
+	f       *file
+	tmp     afero.File
+	tmpName string
+	buf     *bufio.Writer
+	enc     io.WriteCloser
+	n       int64 // plain bytes written
+}
+
+// newStream starts a stream whose content begins with prefix's, if any.
+func (f *file) newStream(prefix *source) (*streamEdit, error) {
+	tmp, name, err := f.createTemp()
+	if err != nil {
+		return nil, err
+	}
+	s := &streamEdit{f: f, tmp: tmp, tmpName: name, buf: bufio.NewWriterSize(tmp, 64<<10)}
+	s.enc = f.fsys.codec.NewEncodeWriter(s.buf)
+	if prefix != nil {
+		s.n, err = io.Copy(s.enc, &cursor{src: prefix})
+		if err != nil {
+			s.discard()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// createTemp creates an empty temporary file next to the stored file, with
+// the stored file's permissions.
+func (f *file) createTemp() (afero.File, string, error) {
+	dir, base := filepath.Split(f.stored)
+	perm := f.info.Mode().Perm()
+	for {
+		name := dir + tempPrefix + base + tempInfix + strconv.FormatUint(rand.Uint64(), 36) + tempSuffix
+		tmp, err := f.fsys.base.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if err := f.fsys.base.Chmod(name, perm); err != nil {
+			tmp.Close()
+			f.fsys.base.Remove(name)
+			return nil, "", err
+		}
+		return tmp, name, nil
+	}
+}
+
+func (s *streamEdit) size() (int64, error) { return s.n, nil }
+
+func (s *streamEdit) writeAt(p []byte, off int64) (bool, error) {
+	if off != s.n {
+		return false, nil
+	}
+	n, err := s.enc.Write(p)
+	s.n += int64(n)
+	return true, err
+}
+
+// finish flushes the encoder into the temporary file.
+func (s *streamEdit) finish() error {
+	if err := s.enc.Close(); err != nil {
+		return err
+	}
+	return s.buf.Flush()
+}
+
+func (s *streamEdit) plain() ([]byte, error) {
+	defer s.discard()
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
+	info, err := s.tmp.Stat()
+	if err != nil {
+		return nil, err
+	}
+	src, err := newSource(s.f.fsys.codec, s.tmp, info.Size())
+	if err != nil {
+		return nil, err
+	}
+	return readAll(src)
+}
+
+func (s *streamEdit) commit() error {
+	err := s.finish()
+	if err == nil {
+		err = s.tmp.Sync()
+	}
+	if cerr := s.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.f.fsys.base.Rename(s.tmpName, s.f.stored)
+	}
+	if err != nil {
+		s.f.fsys.base.Remove(s.tmpName)
+	}
+	return err
+}
+
+func (s *streamEdit) discard() {
+	s.tmp.Close()
+	s.f.fsys.base.Remove(s.tmpName)
+}
+
+// cursor reads a source sequentially from its start.
+type cursor struct {
+	src *source
+	off int64
+}
+
+func (c *cursor) Read(p []byte) (int, error) {
+	n, err := c.src.Read(p, c.off)
+	c.off += int64(n)
+	return n, err
+}
+
+// bufferEdit holds the whole plain content in memory, for writes anywhere.
+type bufferEdit struct {
+	f    *file
+	data []byte
+}
+
+func (b *bufferEdit) size() (int64, error) { return int64(len(b.data)), nil }
+
+func (b *bufferEdit) writeAt(p []byte, off int64) (bool, error) {
+	end := off + int64(len(p))
+	if err := b.grow(end); err != nil {
+		return true, err
+	}
+	copy(b.data[off:], p)
+	return true, nil
+}
+
+// grow extends the content with zero bytes to size bytes, if it is shorter.
+func (b *bufferEdit) grow(size int64) error {
+	if size > MaxBuffer {
+		return ErrTooLarge
+	}
+	if gap := size - int64(len(b.data)); gap > 0 {
+		b.data = append(b.data, make([]byte, gap)...)
+	}
+	return nil
+}
+
+func (b *bufferEdit) truncate(size int64) error {
+	if size < int64(len(b.data)) {
+		b.data = b.data[:size]
+		return nil
+	}
+	return b.grow(size)
+}
+
+func (b *bufferEdit) plain() ([]byte, error) { return b.data, nil }
+
+func (b *bufferEdit) commit() error {
+	s, err := b.f.newStream(nil)
+	if err != nil {
+		return err
+	}
+	if _, err := s.writeAt(b.data, 0); err != nil {
+		s.discard()
+		return err
+	}
+	return s.commit()
+}
+
+func (b *bufferEdit) discard() {}

@@ -1,0 +1,36 @@
+package fsx
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+var (
+	// ErrNotMapped is returned for a name that has no stored form under the
+	// filesystem's name mapping, such as "notes.txt" when stored ".torrent"
+	// files are shown as ".json" and unmapped files are not shown.
+	ErrNotMapped = errors.New("name has no stored form under this mapping")
+	// ErrReadOnly is returned when writing to a file opened read-only.
+	ErrReadOnly = errors.New("file opened read-only")
+	// ErrWriteOnly is returned when reading from a file opened write-only.
+	ErrWriteOnly = errors.New("file opened write-only")
+	// ErrAppendOffset is returned by WriteAt on a file opened with
+	// os.O_APPEND, whose writes always go to the end, as os.File does.
+	ErrAppendOffset = errors.New("WriteAt on a file opened with O_APPEND")
+)
+
+// pathError returns err as an *fs.PathError for op on the shown name,
+// replacing the path of a base error (which names the stored file) so that
+// errors never leak stored names the caller did not use.
+func pathError(op, name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
+}

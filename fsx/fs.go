@@ -1,0 +1,297 @@
+// Package fsx wraps an afero.Fs with a codec, so that programs read and
+// write plain data while the base filesystem stores it encoded.
+//
+// Files are stored under mapped names: by default the codec's suggested
+// suffix (core.Suffixer) is added, so "notes.txt" is stored as
+// "notes.txt.b14"; WithSuffix and WithExtension choose other mappings.
+// Directories keep their names. Listings show only files whose stored names
+// the mapping produces, unless ShowUnmapped is given.
+//
+// Stat and Readdir report decoded sizes, and files can be read at any offset.
+// For a core.BlockCodec both take O(1) work: sizes come from the stored size
+// and the last few bytes, and reads decode only the blocks they need. Other
+// codecs are decoded from the start of the file.
+//
+// Writes go to a temporary file next to the target, which replaces it
+// atomically on Close or Sync, so readers never see a half-written file and
+// a failed write loses nothing. The exception is os.O_APPEND on a file
+// stored by a block codec: then only the stored file's last block is
+// rewritten in place, on Close or Sync.
+package fsx
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/spf13/afero"
+)
+
+// Fs is an afero.Fs that stores files encoded in a base afero.Fs and shows
+// them decoded. It is safe for concurrent use when its base is.
+type Fs struct {
+	base         afero.Fs
+	codec        core.Codec
+	names        mapping
+	showUnmapped bool
+}
+
+var _ afero.Fs = (*Fs)(nil)
+
+// An Option configures an Fs.
+type Option func(*Fs)
+
+// WithSuffix stores each file under its shown name followed by suffix
+// (such as ".b14"). An empty suffix stores files under their own names, so
+// every file in the base is taken to be encoded.
+func WithSuffix(suffix string) Option {
+	return func(f *Fs) { f.names = mapping{stored: suffix} }
+}
+
+// WithExtension stores files whose shown names end in shown with that
+// extension replaced by stored: WithExtension(".torrent", ".json") shows a
+// stored "x.torrent" as "x.json".
+func WithExtension(stored, shown string) Option {
+	return func(f *Fs) { f.names = mapping{stored: stored, shown: shown} }
+}
+
+// ShowUnmapped shows the base's files whose names the mapping does not
+// produce as they are, neither decoded nor encoded. A mapped file wins over
+// an unmapped one that would be shown under the same name.
+func ShowUnmapped() Option {
+	return func(f *Fs) { f.showUnmapped = true }
+}
+
+// New returns an Fs storing files in base encoded by c. Without an option
+// for the names, files are stored under their names followed by c's
+// suggested suffix when c is a core.Suffixer, and under their own names
+// otherwise.
+func New(base afero.Fs, c core.Codec, opts ...Option) *Fs {
+	f := &Fs{base: base, codec: c}
+	if s, ok := c.(core.Suffixer); ok {
+		f.names = mapping{stored: s.Suffix()}
+	}
+	for _, opt := range opts {
+		opt(f)
+	}
+	return f
+}
+
+// Name returns "fsx".
+func (f *Fs) Name() string { return "fsx" }
+
+// A target is what a shown name resolves to in the base.
+type target struct {
+	stored  string      // the base path
+	info    os.FileInfo // the base's FileInfo, nil when nothing is there
+	encoded bool        // whether the base file holds encoded data
+}
+
+// resolve finds what the shown name denotes. A mapped regular file comes
+// first, then a directory of that name, then (with ShowUnmapped) an unmapped
+// file. When nothing exists, the target is where a new file would be stored.
+func (f *Fs) resolve(name string) (target, error) {
+	if isRoot(name) {
+		info, err := f.base.Stat(name)
+		return target{stored: name, info: info}, err
+	}
+	dir, base := filepath.Split(name)
+	stored, mapped := f.names.storedName(base)
+	if mapped {
+		p := dir + stored
+		info, err := f.base.Stat(p)
+		switch {
+		case err == nil && !info.IsDir():
+			return target{stored: p, info: info, encoded: true}, nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return target{}, err
+		}
+	}
+	info, err := f.base.Stat(name)
+	switch {
+	case err == nil && (info.IsDir() || f.showsUnmapped(base)):
+		return target{stored: name, info: info}, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return target{}, err
+	case mapped:
+		return target{stored: dir + stored, encoded: true}, nil
+	case f.showUnmapped:
+		return target{stored: name}, nil
+	}
+	return target{}, ErrNotMapped
+}
+
+// showsUnmapped reports whether the base file of that name is shown as it is.
+func (f *Fs) showsUnmapped(name string) bool {
+	if !f.showUnmapped || isTemp(name) {
+		return false
+	}
+	_, stored := f.names.shownName(name)
+	return !stored
+}
+
+// existing resolves name and reports fs.ErrNotExist when nothing is there.
+func (f *Fs) existing(name string) (target, error) {
+	t, err := f.resolve(name)
+	if err == nil && t.info == nil {
+		err = fs.ErrNotExist
+	}
+	return t, err
+}
+
+// Create creates or truncates the named file, opened for reading and writing.
+func (f *Fs) Create(name string) (afero.File, error) {
+	return f.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// Open opens the named file or directory for reading.
+func (f *Fs) Open(name string) (afero.File, error) {
+	return f.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// Mkdir creates a directory. It fails with fs.ErrExist when the name already
+// shows a file or directory.
+func (f *Fs) Mkdir(name string, perm os.FileMode) error {
+	t, err := f.resolve(name)
+	switch {
+	case errors.Is(err, ErrNotMapped):
+	case err != nil:
+		return pathError("mkdir", name, err)
+	case t.info != nil:
+		return pathError("mkdir", name, fs.ErrExist)
+	}
+	if err := f.base.Mkdir(name, perm); err != nil {
+		return pathError("mkdir", name, err)
+	}
+	return nil
+}
+
+// MkdirAll creates a directory and any parents it needs. It fails with
+// syscall.ENOTDIR when one of them already shows a file.
+func (f *Fs) MkdirAll(path string, perm os.FileMode) error {
+	for p := filepath.Clean(path); !isRoot(p); p = filepath.Dir(p) {
+		t, err := f.resolve(p)
+		if err == nil && t.info != nil && !t.info.IsDir() {
+			return pathError("mkdir", p, errNotDir)
+		}
+	}
+	if err := f.base.MkdirAll(path, perm); err != nil {
+		return pathError("mkdir", path, err)
+	}
+	return nil
+}
+
+// Remove removes the named file or empty directory.
+func (f *Fs) Remove(name string) error {
+	t, err := f.existing(name)
+	if err == nil {
+		err = f.base.Remove(t.stored)
+	}
+	if err != nil {
+		return pathError("remove", name, err)
+	}
+	return nil
+}
+
+// RemoveAll removes the named file, or the named directory with everything
+// it holds in the base (shown or not). Nothing there is not an error.
+func (f *Fs) RemoveAll(path string) error {
+	t, err := f.existing(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotMapped):
+		return nil
+	case err == nil:
+		err = f.base.RemoveAll(t.stored)
+	}
+	if err != nil {
+		return pathError("removeall", path, err)
+	}
+	return nil
+}
+
+// Rename renames a file or directory. An encoded file is stored under the
+// mapped form of newname, so newname must have one.
+func (f *Fs) Rename(oldname, newname string) error {
+	err := f.rename(oldname, newname)
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: unwrapPath(err)}
+	}
+	return nil
+}
+
+func (f *Fs) rename(oldname, newname string) error {
+	from, err := f.existing(oldname)
+	if err != nil {
+		return err
+	}
+	to := newname
+	if from.encoded {
+		dir, base := filepath.Split(newname)
+		stored, ok := f.names.storedName(base)
+		if !ok {
+			return ErrNotMapped
+		}
+		to = dir + stored
+	} else if !from.info.IsDir() && !f.showsUnmapped(filepath.Base(newname)) {
+		return ErrNotMapped
+	}
+	return f.base.Rename(from.stored, to)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// Stat returns a FileInfo for the named file, with its shown name and
+// decoded size.
+func (f *Fs) Stat(name string) (os.FileInfo, error) {
+	t, err := f.existing(name)
+	if err != nil {
+		return nil, pathError("stat", name, err)
+	}
+	if !t.encoded {
+		return t.info, nil
+	}
+	info, err := f.decodedInfo(name, t.stored, t.info)
+	if err != nil {
+		return nil, pathError("stat", name, err)
+	}
+	return info, nil
+}
+
+// Chmod changes the mode of the named file.
+func (f *Fs) Chmod(name string, mode os.FileMode) error {
+	return f.onStored("chmod", name, func(p string) error { return f.base.Chmod(p, mode) })
+}
+
+// Chown changes the owner and group of the named file.
+func (f *Fs) Chown(name string, uid, gid int) error {
+	return f.onStored("chown", name, func(p string) error { return f.base.Chown(p, uid, gid) })
+}
+
+// Chtimes changes the access and modification times of the named file.
+func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
+	return f.onStored("chtimes", name, func(p string) error { return f.base.Chtimes(p, atime, mtime) })
+}
+
+func (f *Fs) onStored(op, name string, do func(stored string) error) error {
+	t, err := f.existing(name)
+	if err == nil {
+		err = do(t.stored)
+	}
+	if err != nil {
+		return pathError(op, name, err)
+	}
+	return nil
+}

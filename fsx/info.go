@@ -1,0 +1,42 @@
+package fsx
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// fileInfo describes an encoded file as shown: its shown name and decoded
+// size, with the stored file's mode, time and system data.
+type fileInfo struct {
+	os.FileInfo
+	name string
+	size int64
+}
+
+func (fi *fileInfo) Name() string { return fi.name }
+func (fi *fileInfo) Size() int64  { return fi.size }
+
+// shownInfo returns the FileInfo of the file shown as name (a path or a
+// base name), stored as described by stored, whose decoded size is size.
+func shownInfo(stored os.FileInfo, name string, size int64) os.FileInfo {
+	return &fileInfo{FileInfo: stored, name: filepath.Base(name), size: size}
+}
+
+// decodedInfo returns the FileInfo of the file shown as name and stored at
+// path, described in the base by stored.
+func (f *Fs) decodedInfo(name, path string, stored os.FileInfo) (os.FileInfo, error) {
+	bf, err := f.base.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer bf.Close()
+	src, err := newSource(f.codec, bf, stored.Size())
+	if err != nil {
+		return nil, err
+	}
+	size, err := src.Size()
+	if err != nil {
+		return nil, err
+	}
+	return shownInfo(stored, name, size), nil
+}

@@ -1,0 +1,52 @@
+package fsx
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// A mapping turns the base names of shown files into the base names of the
+// stored files holding their encoding, and back. Names are single path
+// elements; directories are never mapped.
+type mapping struct {
+	stored string // suffix of stored names
+	shown  string // suffix that replaces it in shown names ("" to drop it)
+}
+
+// storedName returns the stored name of the shown file name, and false when
+// the name has no stored form.
+func (m mapping) storedName(shown string) (string, bool) {
+	if !strings.HasSuffix(shown, m.shown) || len(shown) == len(m.shown) {
+		return "", false
+	}
+	return shown[:len(shown)-len(m.shown)] + m.stored, true
+}
+
+// shownName returns the shown name of the stored file name, and false when
+// the name is not one the mapping produces.
+func (m mapping) shownName(stored string) (string, bool) {
+	if !strings.HasSuffix(stored, m.stored) || len(stored) == len(m.stored) || isTemp(stored) {
+		return "", false
+	}
+	return stored[:len(stored)-len(m.stored)] + m.shown, true
+}
+
+// Temporary files live next to their targets and are named
+// ".NAME.fsx-RANDOM.tmp"; listings never show them.
+const (
+	tempPrefix = "."
+	tempInfix  = ".fsx-"
+	tempSuffix = ".tmp"
+)
+
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, tempPrefix) && strings.HasSuffix(name, tempSuffix) &&
+		strings.Contains(name, tempInfix)
+}
+
+// isRoot reports whether name denotes the root of a filesystem, which has no
+// base name to map.
+func isRoot(name string) bool {
+	name = filepath.Clean(name)
+	return name == "." || name == string(filepath.Separator) || filepath.Dir(name) == name
+}

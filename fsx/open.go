@@ -1,0 +1,97 @@
+package fsx
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/afero"
+)
+
+const accessMode = os.O_RDONLY | os.O_WRONLY | os.O_RDWR
+
+// OpenFile opens the named file with the given flags (os.O_RDONLY etc.),
+// creating it with perm when os.O_CREATE is given and it does not exist.
+// Directories and unmapped files are opened in the base as they are.
+func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	t, err := f.resolve(name)
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	if !t.encoded {
+		bf, err := f.base.OpenFile(t.stored, flag, perm)
+		if err != nil {
+			return nil, pathError("open", name, err)
+		}
+		if t.info != nil && t.info.IsDir() {
+			return &dir{File: bf, fsys: f, name: name}, nil
+		}
+		return unmappedFile{bf}, nil
+	}
+	file, err := f.openEncoded(name, t, flag, perm)
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	return file, nil
+}
+
+func (f *Fs) openEncoded(name string, t target, flag int, perm os.FileMode) (*file, error) {
+	switch {
+	case t.info != nil && flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
+		return nil, fs.ErrExist
+	case t.info == nil && flag&os.O_CREATE == 0:
+		return nil, fs.ErrNotExist
+	case t.info == nil:
+		if err := f.reserve(t.stored, perm, flag&os.O_EXCL != 0); err != nil {
+			return nil, err
+		}
+	}
+	file := &file{fsys: f, name: name, stored: t.stored, flag: flag}
+	if err := file.load(); err != nil {
+		return nil, err
+	}
+	if flag&os.O_TRUNC != 0 && flag&accessMode != os.O_RDONLY {
+		if err := file.truncate(0); err != nil {
+			file.release()
+			return nil, err
+		}
+	}
+	return file, nil
+}
+
+// reserve creates the stored file of a new file holding the encoding of no
+// data, so that the name exists from now on, as with os.OpenFile. Unless
+// excl is set, a file created there meanwhile is not an error.
+func (f *Fs) reserve(path string, perm os.FileMode, excl bool) error {
+	bf, err := f.base.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		if !excl && errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+		return err
+	}
+	err = f.codec.NewEncodeWriter(bf).Close()
+	if cerr := bf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		f.base.Remove(path)
+	}
+	return err
+}
+
+// unmappedFile is a base file shown as it is. Its ReadAt reports io.EOF
+// along with a short read, as io.ReaderAt requires and not every base
+// does (mem.File does not).
+type unmappedFile struct {
+	afero.File
+}
+
+func (u unmappedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := u.File.ReadAt(p, off)
+	if err == nil && n < len(p) {
+		err = io.EOF
+	}
+	return n, err
+}

@@ -1,0 +1,209 @@
+package fsx
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// A source is the decoded content of a stored file, read at any offset.
+//
+// For a core.BlockCodec, ReadAt decodes only the blocks it needs and takes
+// no lock but the base file's, so concurrent ReadAt calls proceed in
+// parallel. Other codecs decode from the start of the file; a read that
+// continues where the previous one stopped reuses its decoder.
+type source struct {
+	codec  core.Codec
+	at     *lockedReaderAt
+	stored int64        // the stored size
+	layout *core.Layout // nil unless codec is a core.BlockCodec
+
+	mu   sync.Mutex // guards the fields below
+	size int64      // the decoded size, -1 until known
+	cur  io.Reader  // a decoder positioned at plain offset pos, or nil
+	pos  int64
+}
+
+// lockedReaderAt serializes the ReadAt calls on a base file: not every
+// afero.File's ReadAt is safe for concurrent use (mem.File's moves a shared
+// offset).
+type lockedReaderAt struct {
+	mu sync.Mutex
+	r  io.ReaderAt
+}
+
+func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.ReadAt(p, off)
+}
+
+// newSource returns the decoded content by c of the stored stream read from
+// r, which holds size bytes.
+func newSource(c core.Codec, r io.ReaderAt, size int64) (*source, error) {
+	s := &source{codec: c, at: &lockedReaderAt{r: r}, stored: size, size: -1}
+	if bc, ok := c.(core.BlockCodec); ok {
+		l, err := bc.Layout(s.at, size)
+		if err != nil {
+			return nil, err
+		}
+		s.layout, s.size = &l, l.Size
+	}
+	return s, nil
+}
+
+// Size returns the decoded size. Unless the codec is a core.BlockCodec, the
+// first call decodes the whole file.
+func (s *source) Size() (int64, error) {
+	if s.layout != nil {
+		return s.layout.Size, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.size < 0 {
+		n, err := io.Copy(io.Discard, s.decoder(0, s.stored))
+		if err != nil {
+			return 0, err
+		}
+		s.size = n
+	}
+	return s.size, nil
+}
+
+// decoder returns a decoder of the stored bytes in [enc, end).
+func (s *source) decoder(enc, end int64) io.Reader {
+	r := s.codec.NewDecodeReader(io.NewSectionReader(s.at, enc, end-enc))
+	if enc == 0 {
+		return r
+	}
+	return &shiftedErrors{r: r, base: enc}
+}
+
+// shiftedErrors adds base to the offset of the *core.DataError a decoder
+// started base bytes into a stored file returns, so the error names the
+// offset in the file.
+type shiftedErrors struct {
+	r    io.Reader
+	base int64
+}
+
+func (s *shiftedErrors) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	var de *core.DataError
+	if errors.As(err, &de) {
+		err = &core.DataError{Codec: de.Codec, Offset: de.Offset + s.base, Err: de.Err}
+	}
+	return n, err
+}
+
+// ReadAt reads len(p) decoded bytes from offset off, as io.ReaderAt does.
+func (s *source) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errNegativeOffset
+	}
+	if s.layout == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := 0
+		for n < len(p) {
+			m, err := s.readLocked(p[n:], off+int64(n))
+			n += m
+			if err != nil {
+				return n, err
+			}
+		}
+		return n, nil
+	}
+	l := s.layout
+	if off >= l.Size {
+		return 0, io.EOF
+	}
+	enc, plain := l.EncodedOffset(off)
+	dec := s.decoder(enc, s.blocksEnd(off+int64(len(p))))
+	if _, err := io.CopyN(io.Discard, dec, off-plain); err != nil {
+		return 0, noEOF(err)
+	}
+	n, err := io.ReadFull(dec, p)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = io.EOF
+		if off+int64(n) < l.Size {
+			err = io.ErrUnexpectedEOF
+		}
+	}
+	return n, err
+}
+
+// blocksEnd returns the stored offset where the blocks holding the plain
+// bytes before plainEnd end: the end of the file for the last block, which
+// may carry a trailer.
+func (s *source) blocksEnd(plainEnd int64) int64 {
+	l := s.layout
+	pb := int64(l.PlainBlock)
+	if plainEnd >= l.Size/pb*pb {
+		return s.stored
+	}
+	blocks := (plainEnd + pb - 1) / pb
+	return l.Header + blocks*int64(l.EncodedBlock)
+}
+
+// Read reads decoded bytes from offset off, continuing the previous Read's
+// decoder when it stopped there.
+func (s *source) Read(p []byte, off int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readLocked(p, off)
+}
+
+func (s *source) readLocked(p []byte, off int64) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if s.cur == nil || s.pos != off {
+		if err := s.seekLocked(off); err != nil {
+			return 0, err
+		}
+	}
+	n, err := s.cur.Read(p)
+	s.pos += int64(n)
+	if err == io.EOF {
+		s.size = s.pos
+	}
+	return n, err
+}
+
+// seekLocked positions the cursor at plain offset off: at the block holding
+// it for a block codec, forward from where it is or from the start of the
+// file otherwise.
+func (s *source) seekLocked(off int64) error {
+	if s.size >= 0 && off >= s.size {
+		return io.EOF
+	}
+	var from int64
+	switch {
+	case s.layout != nil:
+		var enc int64
+		enc, from = s.layout.EncodedOffset(off)
+		s.cur = s.decoder(enc, s.stored)
+	case s.cur != nil && s.pos <= off:
+		from = s.pos
+	default:
+		s.cur = s.decoder(0, s.stored)
+	}
+	s.pos = from
+	n, err := io.CopyN(io.Discard, s.cur, off-from)
+	s.pos += n
+	if err == io.EOF {
+		s.size = s.pos
+	}
+	return err
+}
+
+// noEOF turns io.EOF, met where data was still due, into io.ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
