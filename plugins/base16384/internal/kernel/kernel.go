@@ -18,7 +18,8 @@ func Encode(dst, src []byte) int { return encode(dst, src) }
 // 7 bytes a group, stopping before the first group that holds a unit outside
 // U+4E00..U+8DFF. It returns the number of groups decoded. dst must hold at
 // least 7*(len(src)/8) bytes. The group at the returned index (if any) is
-// the one holding the first bad unit.
+// the one holding the first bad unit. Bytes of dst[:7*(len(src)/8)] past the
+// decoded groups may be overwritten.
 func Decode(dst, src []byte) int { return decode(dst, src) }
 
 // EncodeGeneric is the portable implementation of Encode.

@@ -1,0 +1,131 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// An AVX-512 step handles 8 groups, one in each 64-bit lane: 56 bytes and
+// 64 bytes of units.
+
+// encodeAVX512 emits encodeAVX512. A step gathers group g's bytes into
+// qword g with vpermb so that the qword, read as a little-endian number, is
+// the group's 56-bit big-endian value V. One vpmultishiftqb with the shift
+// counts {50, 42, 36, 28, 22, 14, 8, 0} then takes, for each of the four
+// fields V>>42, V>>28, V>>14, V, its high and its low byte, already in
+// big-endian order; an AND with 0xFF3F per 16-bit lane drops the two bits
+// above each field and adding 0x004E per lane adds 0x4E00 to each unit.
+func encodeAVX512() {
+	TEXT("encodeAVX512", NOSPLIT, "func(dst, src []byte) int")
+	Pragma("noescape")
+	Doc("encodeAVX512 encodes the whole 8-group blocks of len(dst)/8 groups",
+		"from src into dst and returns the number of groups encoded.")
+	k, n := newKernel("encodeAVX512", "dst", 8, 56, 64)
+
+	var gather []byte
+	for g := range byte(8) {
+		gather = append(gather, 7*g+6, 7*g+5, 7*g+4, 7*g+3, 7*g+2, 7*g+1, 7*g, 7*g)
+	}
+	perm, shift, mask, base := ZMM(), ZMM(), ZMM(), ZMM()
+	VMOVDQU64(table("encAVX512Gather", gather), perm)
+	VPBROADCASTQ(table("encAVX512Shift", []byte{50, 42, 36, 28, 22, 14, 8, 0}), shift)
+	VPBROADCASTQ(table("encAVX512Mask", repeat(words(0xFF3F), 8)), mask)
+	VPBROADCASTQ(table("encAVX512Base", repeat(words(0x004E), 8)), base)
+
+	units := func(x reg.VecVirtual) {
+		VPMULTISHIFTQB(x, shift, x)
+		VPANDQ(mask, x, x)
+		VPADDW(base, x, x)
+	}
+	// The 64-byte load of a step reads 8 bytes past the step's input: keep
+	// two more groups in src.
+	k.loops(n, 2, func(in, out Mem) {
+		x := ZMM()
+		VPERMB(in, perm, x)
+		units(x)
+		VMOVDQU64(x, out)
+	}, nil)
+
+	Comment("Last step: load only the step's 56 bytes.")
+	CMPQ(k.left, U8(8))
+	JB(k.returnLabel())
+	bytes56 := mask56()
+	x := ZMM()
+	VMOVDQU8_Z(Mem{Base: k.src}, bytes56, x)
+	VPERMB(x, perm, x)
+	units(x)
+	VMOVDQU64(x, Mem{Base: k.dst})
+	SUBQ(U8(8), k.left)
+	k.epilogue(n)
+}
+
+// decodeAVX512 emits decodeAVX512. A step adds -0x4E to the high byte of
+// every unit (a unit is valid exactly when the result is below 0x40) and
+// OR-s the result into an accumulator tested once a pass; a failed test
+// returns the groups before the pass. Two vpmultishiftqb with the shift
+// counts {14, 20, 28, 34, 42, 48, 56, 0} and {62, 6, 12, 20, 26, 34, 56, 0}
+// merged by a vpternlogq bit select with the masks {03, 03, 0F, 0F, 3F, 3F,
+// FF, FF} build the 7 bytes of each group in qword order, and vpermb packs
+// them to 56 contiguous bytes.
+func decodeAVX512() {
+	TEXT("decodeAVX512", NOSPLIT, "func(dst, src []byte) int")
+	Pragma("noescape")
+	Doc("decodeAVX512 decodes the whole 8-group blocks of len(src)/8 groups",
+		"from src into dst, stopping before the block holding the first bad",
+		"unit, and returns the number of groups decoded. It may write up to",
+		"eight bytes past the decoded groups, inside dst.")
+	k, n := newKernel("decodeAVX512", "src", 8, 64, 56)
+
+	var pack []byte
+	for g := range byte(8) {
+		pack = append(pack, 8*g, 8*g+1, 8*g+2, 8*g+3, 8*g+4, 8*g+5, 8*g+6)
+	}
+	pack = append(pack, make([]byte, 8)...)
+	bias, hi, lo, sel, compact, test := ZMM(), ZMM(), ZMM(), ZMM(), ZMM(), ZMM()
+	VPBROADCASTQ(table("decAVX512Bias", repeat([]byte{0x100 - 0x4E, 0}, 8)), bias)
+	VPBROADCASTQ(table("decAVX512ShiftHi", []byte{14, 20, 28, 34, 42, 48, 56, 0}), hi)
+	VPBROADCASTQ(table("decAVX512ShiftLo", []byte{62, 6, 12, 20, 26, 34, 56, 0}), lo)
+	VPBROADCASTQ(table("decAVX512Select", []byte{0x03, 0x03, 0x0F, 0x0F, 0x3F, 0x3F, 0xFF, 0xFF}), sel)
+	VMOVDQU64(table("decAVX512Pack", pack), compact)
+	VPBROADCASTQ(table("decAVX512Test", repeat([]byte{0xC0, 0}, 8)), test)
+	acc := ZMM()
+	VPXORQ(acc, acc, acc)
+
+	bytes := func(in Mem) reg.VecVirtual {
+		x, y := ZMM(), ZMM()
+		VPADDB(in, bias, x)
+		VPORQ(x, acc, acc)
+		VPMULTISHIFTQB(x, lo, y)
+		VPMULTISHIFTQB(x, hi, x)
+		// x = sel ? x : y, bit by bit.
+		VPTERNLOGQ(U8(0xE4), sel, y, x)
+		VPERMB(x, compact, x)
+		return x
+	}
+	check := func() {
+		bad := K()
+		VPTESTMB(test, acc, bad)
+		KORTESTQ(bad, bad)
+		JNZ(k.returnLabel())
+	}
+	// The 64-byte store of a step writes 8 bytes past the step's output:
+	// keep two more groups in dst.
+	k.loops(n, 2, func(in, out Mem) { VMOVDQU64(bytes(in), out) }, check)
+
+	Comment("Last step: store only the step's 56 bytes.")
+	CMPQ(k.left, U8(8))
+	JB(k.returnLabel())
+	VMOVDQU8(bytes(Mem{Base: k.src}), mask56(), Mem{Base: k.dst})
+	check()
+	SUBQ(U8(8), k.left)
+	k.epilogue(n)
+}
+
+// mask56 returns an opmask selecting the low 56 bytes of a 512-bit vector.
+func mask56() reg.OpmaskVirtual {
+	t, m := GP64(), K()
+	MOVQ(U64(1<<56-1), t)
+	KMOVQ(t, m)
+	return m
+}
