@@ -1,0 +1,147 @@
+package fsx_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/spf13/afero"
+)
+
+func TestAppend(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		for _, n := range []int{0, 1, 2, 3, 4, 5, 100} {
+			for _, add := range []int{1, 2, 3, 4, 7, 1000} {
+				name := fmt.Sprintf("a%d-%d", n, add)
+				want := randomBytes(n, uint64(n))
+				mustWrite(t, fsys, name, want)
+				f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				more := randomBytes(add, uint64(add))
+				for i := range more { // 1-byte writes
+					if _, err := f.Write(more[i : i+1]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want = append(want, more...)
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+				checkContent(t, fsys, name, want)
+			}
+		}
+	})
+}
+
+// TestAppendStored checks that appending to a block codec file gives the
+// bytes encoding the whole content would, header included.
+func TestAppendStored(t *testing.T) {
+	for _, c := range []core.Codec{b64{}, b64{header: true}} {
+		for n := range 8 {
+			base := afero.NewMemMapFs()
+			fsys := fsx.New(base, c)
+			want := randomBytes(n, 1)
+			mustWrite(t, fsys, "x", want)
+			for add := range 5 {
+				f, err := fsys.OpenFile("x", os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				more := randomBytes(add, uint64(add))
+				f.Write(more)
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, more...)
+				if got := mustRead(t, base, "x.b64"); !bytes.Equal(got, encode(c, want)) {
+					t.Fatalf("%v: %d+%d bytes: stored %q, want %q", c, n, add, got, encode(c, want))
+				}
+			}
+		}
+	}
+}
+
+// TestAppendTail checks that appending to a block codec file writes only
+// its last block and the new data, and that appending to another file
+// rewrites it whole through a temporary file.
+func TestAppendTail(t *testing.T) {
+	tests := []struct {
+		codec      core.Codec
+		maxWritten int64
+		creates    int64
+	}{
+		{b64{}, 4 + 4*4, 0},
+		{gz{}, 10000, 1},
+	}
+	for _, tt := range tests {
+		base := &countingFs{Fs: afero.NewMemMapFs()}
+		fsys := fsx.New(base, tt.codec)
+		old := randomBytes(100000, 1)
+		mustWrite(t, fsys, "x", old)
+		base.written.Store(0)
+		base.creates.Store(0)
+		f, err := fsys.OpenFile("x", os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("0123456789"))
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		written, creates := base.written.Load(), base.creates.Load()
+		if tt.creates == 0 && (written > tt.maxWritten || creates != 0) {
+			t.Errorf("%s: append wrote %d bytes, created %d files; want at most %d bytes and no file", tt.codec.Name(), written, creates, tt.maxWritten)
+		}
+		if tt.creates > 0 && creates != tt.creates {
+			t.Errorf("%s: append created %d files, want %d", tt.codec.Name(), creates, tt.creates)
+		}
+		checkContent(t, fsys, "x", append(old, "0123456789"...))
+	}
+}
+
+// TestAppendRead reads a file opened with O_RDWR|O_APPEND while appending.
+func TestAppendRead(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		want := []byte("hello")
+		mustWrite(t, fsys, "x", want)
+		f, err := fsys.OpenFile("x", os.O_RDWR|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, more := range []string{", ", "world", "!"} {
+			if _, err := f.WriteString(more); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, more...)
+			p := make([]byte, len(want)+1)
+			n, err := f.ReadAt(p, 0)
+			if err != io.EOF || !bytes.Equal(p[:n], want) {
+				t.Fatalf("ReadAt = %q, %v; want %q, EOF", p[:n], err, want)
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := io.ReadAll(f); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("Read = %q, %v; want %q", got, err, want)
+			}
+		}
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		checkContent(t, fsys, "x", want)
+		f.WriteString("?")
+		if err := f.Truncate(3); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkContent(t, fsys, "x", want[:3])
+	})
+}

@@ -1,0 +1,152 @@
+package fsx_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/spf13/afero"
+)
+
+// forEach runs test over every base and codec, each time on a new base
+// directory.
+func forEach(t *testing.T, test func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec)) {
+	t.Helper()
+	for bname, base := range bases(t) {
+		for cname, c := range codecs() {
+			t.Run(bname+"/"+cname, func(t *testing.T) {
+				base := afero.NewBasePathFs(base, cname)
+				if err := base.MkdirAll("/", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				test(t, fsx.New(base, c), base, c)
+			})
+		}
+	}
+}
+
+// randomBytes returns n bytes that are the same for the same seed.
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(r.Uint32())
+	}
+	return p
+}
+
+// sizes are the content sizes tests write: empty, around the block sizes,
+// and more than one internal buffer.
+var sizes = []int{0, 1, 2, 3, 4, 6, 7, 8, 13, 14, 15, 100, 4096, 70001}
+
+func mustWrite(t *testing.T, fsys afero.Fs, name string, p []byte) {
+	t.Helper()
+	if err := afero.WriteFile(fsys, name, p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRead(t *testing.T, fsys afero.Fs, name string) []byte {
+	t.Helper()
+	p, err := afero.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkContent checks that name reads as want and that Stat reports its
+// size, both through fsys and through the file's own Stat.
+func checkContent(t *testing.T, fsys afero.Fs, name string, want []byte) {
+	t.Helper()
+	if got := mustRead(t, fsys, name); !bytes.Equal(got, want) {
+		t.Fatalf("%s: read %d bytes %.20q, want %d bytes %.20q", name, len(got), got, len(want), want)
+	}
+	info, err := fsys.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() != int64(len(want)) {
+		t.Fatalf("%s: Stat size %d, want %d", name, info.Size(), len(want))
+	}
+}
+
+// checkPathError checks that err is an *fs.PathError matching want.
+func checkPathError(t *testing.T, what string, err, want error) {
+	t.Helper()
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(err, want) {
+		t.Fatalf("%s: error %v (%T), want an *fs.PathError wrapping %v", what, err, err, want)
+	}
+}
+
+// countingFs counts the bytes written to the files of its base and the
+// files it creates.
+type countingFs struct {
+	afero.Fs
+	written atomic.Int64
+	creates atomic.Int64
+}
+
+func (c *countingFs) Create(name string) (afero.File, error) {
+	return c.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+func (c *countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if flag&os.O_CREATE != 0 {
+		c.creates.Add(1)
+	}
+	f, err := c.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &countingFile{File: f, written: &c.written}, nil
+}
+
+type countingFile struct {
+	afero.File
+	written *atomic.Int64
+}
+
+func (c *countingFile) Write(p []byte) (int, error) {
+	n, err := c.File.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+func (c *countingFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := c.File.WriteAt(p, off)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+// failingFs fails every Rename, as a full disk or a crash before the
+// rename would leave things.
+type failingFs struct{ afero.Fs }
+
+var errInjected = errors.New("injected failure")
+
+func (failingFs) Rename(string, string) error { return errInjected }
+
+// readOneByte reads all of r in 1-byte reads.
+func readOneByte(r io.Reader) ([]byte, error) {
+	var out []byte
+	b := make([]byte, 1)
+	for {
+		n, err := r.Read(b)
+		out = append(out, b[:n]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
