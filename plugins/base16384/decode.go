@@ -28,6 +28,11 @@ func newDecodeState(cfg config) decodeState {
 	return decodeState{cfg: cfg, sum: checksumInit}
 }
 
+// reset makes d ready for a new stream, keeping its settings and scratch.
+func (d *decodeState) reset() {
+	*d = decodeState{cfg: d.cfg, sum: checksumInit, raw: d.raw}
+}
+
 // maxDecodedLen bounds the decoded length of n encoded bytes, and the room
 // decode needs for them.
 func maxDecodedLen(n int) int { return n/8*7 + 7 }

@@ -1,0 +1,196 @@
+package base16384
+
+import (
+	"bytes"
+	"io"
+)
+
+const (
+	// plainChunk is how many plain bytes a stream encodes at a time: whole
+	// groups, about 32 KiB, so block kernels work on long spans.
+	plainChunk = 56 * 585
+	// encodedChunk is how many encoded bytes a stream reads at a time: whole
+	// groups of both forms (8 and 12 bytes).
+	encodedChunk = 56 * 672
+)
+
+// An Encoder is a reader whose content is the encoding of another reader's,
+// as NewEncoder makes it.
+type Encoder struct {
+	r       io.Reader
+	enc     encodeState
+	in      []byte // plain bytes read and not yet encoded: less than a group
+	buf     []byte // room for the encoding of a chunk
+	out     []byte // encoded bytes not yet returned, within buf
+	started bool   // the byte order mark (if any) has been produced
+	eof     bool   // r has ended and the tail is encoded
+}
+
+// NewEncoder returns a reader of the raw UTF-16BE encoding of r's content,
+// the same bytes as Encode of all of it, to be used as
+// io.Copy(w, NewEncoder(r)).
+func NewEncoder(r io.Reader) *Encoder { return newEncoder(r, config{}) }
+
+// NewBufferedEncoder returns a reader of the raw UTF-16BE encoding of b.
+func NewBufferedEncoder(b []byte) *Encoder { return NewEncoder(bytes.NewReader(b)) }
+
+func newEncoder(r io.Reader, cfg config) *Encoder {
+	return &Encoder{r: r, enc: newEncodeState(cfg)}
+}
+
+// Reset makes e encode r from the start, keeping its buffers and settings.
+func (e *Encoder) Reset(r io.Reader) {
+	*e = Encoder{r: r, enc: newEncodeState(e.enc.cfg), in: e.in[:0], buf: e.buf}
+}
+
+// Read reads encoded bytes into p.
+func (e *Encoder) Read(p []byte) (int, error) {
+	var err error
+	for len(e.out) == 0 && err == nil {
+		if e.eof {
+			return 0, io.EOF
+		}
+		err = e.fill()
+	}
+	n := copy(p, e.out)
+	e.out = e.out[n:]
+	return n, err
+}
+
+// WriteTo writes the rest of the encoding to w, for io.Copy.
+func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if len(e.out) > 0 {
+			n, err := w.Write(e.out)
+			total += int64(n)
+			e.out = e.out[n:]
+			if err != nil {
+				return total, err
+			}
+		}
+		if e.eof {
+			return total, nil
+		}
+		if err := e.fill(); err != nil && len(e.out) == 0 {
+			return total, err
+		}
+	}
+}
+
+// fill reads from e.r once and encodes what it can into e.out: whole groups,
+// or everything with the tail at the end of e.r. It returns e.r's error,
+// other than io.EOF.
+func (e *Encoder) fill() error {
+	if e.buf == nil {
+		e.in = make([]byte, 0, plainChunk)
+		e.buf = make([]byte, 3+e.enc.cfg.encodedLen(plainChunk))
+	}
+	n, err := e.r.Read(e.in[len(e.in):cap(e.in)])
+	e.in = e.in[:len(e.in)+n]
+	o := 0
+	if !e.started {
+		o = copy(e.buf, e.enc.cfg.header())
+		e.started = true
+	}
+	whole := len(e.in) / 7 * 7
+	o += e.enc.groups(e.buf[o:], e.in[:whole])
+	e.in = e.in[:copy(e.in, e.in[whole:])]
+	if err == io.EOF {
+		o += e.enc.tail(e.buf[o:], e.in)
+		e.in = e.in[:0]
+		e.eof, err = true, nil
+	}
+	e.out = e.buf[:o]
+	return err
+}
+
+// A Decoder is a reader whose content is the decoding of another reader's,
+// as NewDecoder makes it.
+type Decoder struct {
+	r   io.Reader
+	dec decodeState
+	in  []byte // encoded bytes read and not yet decoded
+	buf []byte // room for the decoding of a chunk
+	out []byte // decoded bytes not yet returned, within buf
+	eof bool   // r has ended and all of it is decoded
+}
+
+// NewDecoder returns a reader of the decoding of r's content, in either
+// form, with or without a byte order mark. Bad input makes Read return a
+// *core.DataError, after the bytes decoded before the bad unit.
+func NewDecoder(r io.Reader) *Decoder { return newDecoder(r, config{}) }
+
+// NewBufferedDecoder returns a reader of the decoding of b.
+func NewBufferedDecoder(b []byte) *Decoder { return NewDecoder(bytes.NewReader(b)) }
+
+func newDecoder(r io.Reader, cfg config) *Decoder {
+	return &Decoder{r: r, dec: newDecodeState(cfg)}
+}
+
+// Reset makes d decode r from the start, keeping its buffers and settings.
+func (d *Decoder) Reset(r io.Reader) {
+	d.dec.reset()
+	*d = Decoder{r: r, dec: d.dec, in: d.in[:0], buf: d.buf}
+}
+
+// Read reads decoded bytes into p.
+func (d *Decoder) Read(p []byte) (int, error) {
+	var err error
+	for len(d.out) == 0 && err == nil {
+		if d.eof {
+			return 0, io.EOF
+		}
+		err = d.fill()
+	}
+	n := copy(p, d.out)
+	d.out = d.out[n:]
+	return n, err
+}
+
+// WriteTo writes the rest of the decoding to w, for io.Copy.
+func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if len(d.out) > 0 {
+			n, err := w.Write(d.out)
+			total += int64(n)
+			d.out = d.out[n:]
+			if err != nil {
+				return total, err
+			}
+		}
+		if d.eof {
+			return total, nil
+		}
+		if err := d.fill(); err != nil && len(d.out) == 0 {
+			return total, err
+		}
+	}
+}
+
+// fill reads from d.r once and decodes what it can into d.out. It returns
+// d.r's error other than io.EOF, or the data error.
+func (d *Decoder) fill() error {
+	if d.buf == nil {
+		d.in = make([]byte, 0, encodedChunk)
+		d.buf = make([]byte, maxDecodedLen(encodedChunk))
+	}
+	if d.dec.err != nil {
+		return d.dec.err
+	}
+	n, err := d.r.Read(d.in[len(d.in):cap(d.in)])
+	d.in = d.in[:len(d.in)+n]
+	final := err == io.EOF
+	m, used, derr := d.dec.decode(d.buf, d.in, final)
+	d.out = d.buf[:m]
+	d.in = d.in[:copy(d.in, d.in[used:])]
+	switch {
+	case derr != nil:
+		return derr
+	case final:
+		d.eof = true
+		return nil
+	}
+	return err
+}

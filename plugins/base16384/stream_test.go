@@ -1,0 +1,223 @@
+package base16384
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+	"testing/iotest"
+)
+
+// readerWrappers are the ways a test feeds a stream reader its source.
+var readerWrappers = []struct {
+	name string
+	wrap func(io.Reader) io.Reader
+}{
+	{"plain", func(r io.Reader) io.Reader { return r }},
+	{"OneByteReader", iotest.OneByteReader},
+	{"HalfReader", iotest.HalfReader},
+	{"DataErrReader", iotest.DataErrReader},
+	{"TimeoutReader", iotest.TimeoutReader},
+}
+
+// readAll reads r to its end, reading again after iotest.ErrTimeout.
+func readAll(r io.Reader) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, 1000)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		switch {
+		case err == io.EOF:
+			return out, nil
+		case errors.Is(err, iotest.ErrTimeout):
+		case err != nil:
+			return out, err
+		}
+	}
+}
+
+// writeInPieces writes p to w in pieces of the given size, then closes w.
+func writeInPieces(w io.WriteCloser, p []byte, size int) error {
+	for len(p) > 0 {
+		n := min(size, len(p))
+		m, err := w.Write(p[:n])
+		if err != nil {
+			return err
+		}
+		if m != n {
+			return fmt.Errorf("wrote %d of %d bytes and no error", m, n)
+		}
+		p = p[n:]
+	}
+	return w.Close()
+}
+
+// streamInputs returns plain inputs around the group, chunk and buffer sizes.
+func streamInputs() [][]byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ins [][]byte
+	for _, n := range []int{0, 1, 6, 7, 8, 13, 14, 100, 1000, plainChunk - 1, plainChunk, plainChunk + 6, 2*plainChunk + 3, 100003} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		ins = append(ins, b)
+	}
+	return ins
+}
+
+// configs are the settings stream tests run under.
+var configs = []config{
+	{},
+	{utf8: true},
+	{bom: true},
+	{utf8: true, bom: true},
+	{checksum: true, strict: true},
+	{utf8: true, bom: true, checksum: true},
+}
+
+// encodeWith is the one-shot encoding under cfg, byte order mark included.
+func encodeWith(cfg config, src []byte) []byte {
+	h := cfg.header()
+	out := make([]byte, int64(len(h))+cfg.encodedLen(int64(len(src))))
+	e := newEncodeState(cfg)
+	e.encode(out[copy(out, h):], src)
+	return out
+}
+
+func TestEncoderReader(t *testing.T) {
+	for _, cfg := range configs {
+		for _, src := range streamInputs() {
+			want := encodeWith(cfg, src)
+			for _, rw := range readerWrappers {
+				got, err := readAll(newEncoder(rw.wrap(bytes.NewReader(src)), cfg))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%+v, %d bytes, %s: encoder reader differs from one-shot (err %v)", cfg, len(src), rw.name, err)
+				}
+			}
+			got, err := readAll(iotest.OneByteReader(newEncoder(bytes.NewReader(src), cfg)))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%+v, %d bytes, 1-byte reads: encoder reader differs from one-shot (err %v)", cfg, len(src), err)
+			}
+			var buf bytes.Buffer
+			if _, err := io.Copy(&buf, newEncoder(bytes.NewReader(src), cfg)); err != nil || !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("%+v, %d bytes: io.Copy of encoder reader differs from one-shot (err %v)", cfg, len(src), err)
+			}
+		}
+	}
+}
+
+func TestDecoderReader(t *testing.T) {
+	for _, cfg := range configs {
+		for _, src := range streamInputs() {
+			enc := encodeWith(cfg, src)
+			for _, rw := range readerWrappers {
+				got, err := readAll(newDecoder(rw.wrap(bytes.NewReader(enc)), cfg))
+				if err != nil || !bytes.Equal(got, src) {
+					t.Errorf("%+v, %d bytes, %s: decoder reader differs from input (err %v)", cfg, len(src), rw.name, err)
+				}
+			}
+			got, err := readAll(iotest.OneByteReader(newDecoder(bytes.NewReader(enc), cfg)))
+			if err != nil || !bytes.Equal(got, src) {
+				t.Errorf("%+v, %d bytes, 1-byte reads: decoder reader differs from input (err %v)", cfg, len(src), err)
+			}
+			var buf bytes.Buffer
+			if _, err := io.Copy(&buf, newDecoder(bytes.NewReader(enc), cfg)); err != nil || !bytes.Equal(buf.Bytes(), src) {
+				t.Errorf("%+v, %d bytes: io.Copy of decoder reader differs from input (err %v)", cfg, len(src), err)
+			}
+		}
+	}
+}
+
+// pieceSizes are the write sizes writer tests use.
+var pieceSizes = []int{1, 2, 3, 5, 7, 8, 63, 64, 65, 1000, 1 << 20}
+
+func TestEncodeWriter(t *testing.T) {
+	for _, cfg := range configs {
+		for _, src := range streamInputs() {
+			want := encodeWith(cfg, src)
+			for _, size := range pieceSizes {
+				var buf bytes.Buffer
+				err := writeInPieces(newEncodeWriter(&buf, cfg), src, size)
+				if err != nil || !bytes.Equal(buf.Bytes(), want) {
+					t.Errorf("%+v, %d bytes in %d-byte writes: encode writer differs from one-shot (err %v)", cfg, len(src), size, err)
+				}
+			}
+		}
+	}
+}
+
+func TestDecodeWriter(t *testing.T) {
+	for _, cfg := range configs {
+		for _, src := range streamInputs() {
+			enc := encodeWith(cfg, src)
+			for _, size := range pieceSizes {
+				var buf bytes.Buffer
+				err := writeInPieces(newDecodeWriter(&buf, cfg), enc, size)
+				if err != nil || !bytes.Equal(buf.Bytes(), src) {
+					t.Errorf("%+v, %d bytes in %d-byte writes: decode writer differs from input (err %v)", cfg, len(src), size, err)
+				}
+			}
+		}
+	}
+}
+
+// decodeAllForms decodes in through every stream form (pull with several
+// readers, push with several write sizes) and calls check with each result.
+func decodeAllForms(in []byte, check func(form string, out []byte, err error)) {
+	for _, rw := range readerWrappers {
+		out, err := readAll(NewDecoder(rw.wrap(bytes.NewReader(in))))
+		check("Decoder/"+rw.name, out, err)
+	}
+	var buf bytes.Buffer
+	_, err := io.Copy(&buf, NewDecoder(bytes.NewReader(in)))
+	check("Decoder/io.Copy", buf.Bytes(), err)
+	for _, size := range pieceSizes {
+		buf.Reset()
+		err := writeInPieces(NewDecodeWriter(&buf), in, size)
+		check(fmt.Sprintf("DecodeWriter/%d", size), buf.Bytes(), err)
+	}
+}
+
+func TestStreamDecodeErrors(t *testing.T) {
+	for _, tc := range badInputs {
+		raw := unhex(t, tc.in)
+		// Put whole groups first, so the bad unit lies past a chunk boundary.
+		prefix := Encode(bytes.Repeat([]byte("abcdefg"), encodedChunk/8+3))
+		for _, in := range []struct {
+			name   string
+			in     []byte
+			offset int64
+		}{
+			{"short", raw, tc.offset},
+			{"long", append(prefix, raw...), int64(len(prefix)) + tc.offset},
+		} {
+			if tc.name == "UTF-16LE BOM" || tc.name == "lone FE" || tc.name == "BOM then bad unit" {
+				if in.name == "long" {
+					continue
+				}
+			}
+			_, err := AppendDecode(nil, in.in)
+			checkDataError(t, tc.name+"/"+in.name+"/one-shot", err, in.offset, tc.err)
+			// What a stream writes before the error is decoded from whole
+			// groups before the bad one, or from all before trailing data.
+			end := in.offset / 8 * 8
+			if tc.err == ErrTrailingData {
+				end = in.offset
+			}
+			valid, err := AppendDecode(nil, in.in[:end])
+			if err != nil {
+				valid = nil
+			}
+			decodeAllForms(in.in, func(form string, out []byte, err error) {
+				checkDataError(t, tc.name+"/"+in.name+"/"+form, err, in.offset, tc.err)
+				if !bytes.HasPrefix(valid, out) {
+					t.Errorf("%s/%s/%s: wrote %d bytes that are not decoded from the units before the error", tc.name, in.name, form, len(out))
+				}
+			})
+		}
+	}
+}
