@@ -100,13 +100,18 @@ func Unmarshal(data []byte, v any) error {
 // The []byte and RawMessage values Unmarshal stores share one copy of data
 // it makes when it first needs one, so data may be changed afterwards.
 func (o DecodeOptions) Unmarshal(data []byte, v any) error {
+	return o.decode(data, 0, v)
+}
+
+// decode unmarshals data, which starts at input offset base, into v.
+func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &InvalidUnmarshalError{reflect.TypeOf(v)}
 	}
 	d := decodeState{data: data}
 	d.scan.init(o, false)
-	d.scan.setData(data, 0, true)
+	d.scan.setData(data, base, true)
 	if err := d.value(rv.Elem()); err != nil {
 		return err
 	}

@@ -1,0 +1,87 @@
+package bencode
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+const codecName = "bencode"
+
+// Codec is the b14fs codec "bencode". Its decoder turns bencode into JSON
+// and its encoder turns that JSON back into the same bencode; see
+// docs/bencode.md for the JSON form. It is strict unless configured with
+// lenient=true, and limits nesting to DefaultMaxDepth unless configured with
+// depth=N.
+type Codec struct {
+	opts DecodeOptions
+}
+
+var (
+	_ core.Configurable = (*Codec)(nil)
+	_ core.Suffixer     = (*Codec)(nil)
+)
+
+// NewCodec returns the strict bencode codec.
+func NewCodec() *Codec {
+	return &Codec{}
+}
+
+// Name returns "bencode".
+func (c *Codec) Name() string { return codecName }
+
+// Suffix returns ".torrent", the usual suffix of bencoded files.
+func (c *Codec) Suffix() string { return ".torrent" }
+
+// WithOptions returns the codec configured with opts: lenient=true|false
+// (accept unsorted and repeated keys, and several values one after another,
+// keeping them as they are) and depth=N (the nesting limit, N >= 1).
+func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
+	n := *c
+	for _, opt := range opts {
+		switch opt.Key {
+		case "lenient":
+			b, err := opt.Bool(codecName)
+			if err != nil {
+				return nil, err
+			}
+			n.opts.Lenient = b
+		case "depth":
+			d, err := opt.Int(codecName)
+			if err != nil {
+				return nil, err
+			}
+			if d < 1 {
+				return nil, &core.OptionError{Codec: codecName, Key: opt.Key, Value: opt.Value,
+					Err: fmt.Errorf("%w: want at least 1", core.ErrBadOptionValue)}
+			}
+			n.opts.MaxDepth = d
+		default:
+			return nil, opt.Unknown(codecName)
+		}
+	}
+	return &n, nil
+}
+
+// NewEncodeReader returns a reader of the bencoding of the JSON r holds.
+func (c *Codec) NewEncodeReader(r io.Reader) io.Reader {
+	return &pullReader{r: r, t: newToBencode(c.opts)}
+}
+
+// NewDecodeReader returns a reader of the JSON form of the bencode r holds.
+func (c *Codec) NewDecodeReader(r io.Reader) io.Reader {
+	return &pullReader{r: r, t: newToJSON(c.opts)}
+}
+
+// NewEncodeWriter returns a writer that writes to w the bencoding of the JSON
+// written to it.
+func (c *Codec) NewEncodeWriter(w io.Writer) io.WriteCloser {
+	return &pushWriter{w: w, t: newToBencode(c.opts)}
+}
+
+// NewDecodeWriter returns a writer that writes to w the JSON form of the
+// bencode written to it.
+func (c *Codec) NewDecodeWriter(w io.Writer) io.WriteCloser {
+	return &pushWriter{w: w, t: newToJSON(c.opts)}
+}

@@ -1,0 +1,133 @@
+package bencode
+
+import (
+	"errors"
+	"io"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// A transcoder converts a stream that arrives in pieces.
+type transcoder interface {
+	// transcode appends to out the output for a prefix of in, the input not
+	// consumed so far, and returns how many bytes of in it consumed. atEOF
+	// says that no input follows in; then it consumes all of in or fails.
+	transcode(out, in []byte, atEOF bool) ([]byte, int, error)
+}
+
+// dataError reports a *SyntaxError as the *core.DataError codec streams
+// return.
+func dataError(err error) error {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return &core.DataError{Codec: codecName, Offset: se.Offset, Err: syntaxDetail{se}}
+	}
+	return err
+}
+
+// syntaxDetail is a *SyntaxError's message without the codec and offset,
+// which the *core.DataError around it names.
+type syntaxDetail struct{ err *SyntaxError }
+
+func (s syntaxDetail) Error() string { return s.err.msg }
+func (s syntaxDetail) Unwrap() error { return s.err }
+
+// A pullReader is the reader form of a transcoder.
+type pullReader struct {
+	r   io.Reader
+	t   transcoder
+	in  []byte // input read and not consumed
+	out []byte // output; out[pos:] not returned yet
+	pos int
+	eof bool
+	err error // returned once out is drained
+}
+
+func (p *pullReader) Read(b []byte) (int, error) {
+	for p.pos == len(p.out) {
+		if p.err != nil {
+			return 0, p.err
+		}
+		p.fill()
+	}
+	n := copy(b, p.out[p.pos:])
+	p.pos += n
+	return n, nil
+}
+
+// fill reads once from the source and transcodes what it can.
+func (p *pullReader) fill() {
+	var rerr error
+	if !p.eof {
+		p.in, rerr = readMore(p.r, p.in)
+		if rerr == io.EOF {
+			p.eof, rerr = true, nil
+		}
+	}
+	out, n, err := p.t.transcode(p.out[:0], p.in, p.eof)
+	p.out, p.pos = out, 0
+	if n > 0 {
+		p.in = p.in[:copy(p.in, p.in[n:])]
+	}
+	switch {
+	case err != nil:
+		p.err = dataError(err)
+	case rerr != nil:
+		p.err = rerr
+	case p.eof:
+		p.err = io.EOF
+	}
+}
+
+// A pushWriter is the writer form of a transcoder.
+type pushWriter struct {
+	w      io.Writer
+	t      transcoder
+	in     []byte // input written and not consumed
+	out    []byte
+	err    error
+	closed bool
+}
+
+var errClosed = errors.New("bencode: write to a closed writer")
+
+func (p *pushWriter) Write(b []byte) (int, error) {
+	if p.closed {
+		return 0, errClosed
+	}
+	if p.err != nil {
+		return 0, p.err
+	}
+	p.in = append(p.in, b...)
+	if err := p.run(false); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// Close transcodes the rest of the input and reports input that ends inside
+// a value. It does not close the underlying writer.
+func (p *pushWriter) Close() error {
+	if p.closed || p.err != nil {
+		return p.err
+	}
+	p.closed = true
+	return p.run(true)
+}
+
+func (p *pushWriter) run(atEOF bool) error {
+	out, n, err := p.t.transcode(p.out[:0], p.in, atEOF)
+	p.out = out
+	if n > 0 {
+		p.in = p.in[:copy(p.in, p.in[n:])]
+	}
+	if len(out) > 0 {
+		if _, werr := p.w.Write(out); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		p.err = dataError(err)
+	}
+	return p.err
+}
