@@ -38,12 +38,12 @@ type jsonScanner struct {
 type jsonState uint8
 
 const (
-	jsonValue        jsonState = iota // a value: at the top level, after ':', after ',' in an array
-	jsonValueOrEnd                    // after '['
-	jsonKeyOrEnd                      // after '{'
-	jsonKey                           // after ',' in an object
-	jsonColon                         // after a key
-	jsonCommaOrEnd                    // after a value in a container
+	jsonValue      jsonState = iota // a value: at the top level, after ':', after ',' in an array
+	jsonValueOrEnd                  // after '['
+	jsonKeyOrEnd                    // after '{'
+	jsonKey                         // after ',' in an object
+	jsonColon                       // after a key
+	jsonCommaOrEnd                  // after a value in a container
 )
 
 func (s *jsonScanner) init(o DecodeOptions, multi bool) {
