@@ -8,18 +8,36 @@ import "golang.org/x/sys/cpu"
 // 56 raw bytes, 64 encoded bytes.
 const blockGroups = 8
 
+// Impl is one implementation of the kernels: Encode and Decode have the
+// contracts of the package functions of the same names.
+type Impl struct {
+	Name           string
+	Encode, Decode func(dst, src []byte) int
+}
+
 var (
 	encode = EncodeGeneric
 	decode = DecodeGeneric
 )
 
 func init() {
-	// Every arm64 processor has Advanced SIMD; the check lets
-	// GODEBUG=cpu.asimd=off select the generic code.
-	if cpu.ARM64.HasASIMD {
-		encode = encodeNEON
-		decode = decodeNEON
+	impl := Impls()[0]
+	encode, decode = impl.Encode, impl.Decode
+}
+
+// hasNEON reports whether the NEON kernels can run. Every arm64 processor
+// has Advanced SIMD; following golang.org/x/sys/cpu lets
+// GODEBUG=cpu.asimd=off select the generic code.
+var hasNEON = cpu.ARM64.HasASIMD
+
+// Impls returns the implementations this processor runs, fastest first;
+// the last one is the generic code. Encode and Decode use the first.
+func Impls() []Impl {
+	var impls []Impl
+	if hasNEON {
+		impls = append(impls, Impl{"neon", encodeNEON, decodeNEON})
 	}
+	return append(impls, Impl{"generic", EncodeGeneric, DecodeGeneric})
 }
 
 // encodeBlocks encodes blocks steps of 8 groups, reading 56*blocks+2 bytes

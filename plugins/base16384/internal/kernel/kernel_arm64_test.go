@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -40,10 +42,20 @@ func randomBytes(n int, seed uint64) []byte {
 // reports show up in comparisons.
 func sentinelBuffer(n int) []byte { return bytes.Repeat([]byte{0xA5}, n) }
 
-func TestNEONSelected(t *testing.T) {
-	if reflect.ValueOf(encode).Pointer() != reflect.ValueOf(encodeNEON).Pointer() ||
-		reflect.ValueOf(decode).Pointer() != reflect.ValueOf(decodeNEON).Pointer() {
-		t.Skip("NEON kernels not selected (GODEBUG=cpu.asimd=off?)")
+// TestImplsFollowGODEBUG checks that NEON runs unless GODEBUG turns it off
+// (.ci/arm64-test runs the tests both ways).
+func TestImplsFollowGODEBUG(t *testing.T) {
+	want := "neon"
+	if strings.Contains(os.Getenv("GODEBUG"), "cpu.asimd=off") {
+		want = "generic"
+	}
+	impls := Impls()
+	if impls[0].Name != want || impls[len(impls)-1].Name != "generic" {
+		t.Fatalf("GODEBUG=%q: Impls = %v, want %s first and generic last", os.Getenv("GODEBUG"), impls, want)
+	}
+	if reflect.ValueOf(encode).Pointer() != reflect.ValueOf(impls[0].Encode).Pointer() ||
+		reflect.ValueOf(decode).Pointer() != reflect.ValueOf(impls[0].Decode).Pointer() {
+		t.Errorf("Encode and Decode do not use %s, the first of Impls", impls[0].Name)
 	}
 }
 
@@ -148,34 +160,27 @@ func FuzzNEONMatchesGeneric(f *testing.F) {
 	})
 }
 
-// BenchmarkNEON compares the NEON and generic kernels per size of raw data.
+// BenchmarkNEON compares the implementations per size of raw data.
 func BenchmarkNEON(b *testing.B) {
-	kernels := []struct {
-		name           string
-		encode, decode func(dst, src []byte) int
-	}{
-		{"neon", encodeNEON, decodeNEON},
-		{"generic", EncodeGeneric, DecodeGeneric},
-	}
 	for _, size := range []int{16, 256, 4 << 10, 32 << 10, 1 << 20} {
 		raw := randomBytes(size/7*7, 5)
 		encoded := make([]byte, 8*(len(raw)/7))
 		EncodeGeneric(encoded, raw)
-		for _, k := range kernels {
-			b.Run(fmt.Sprintf("encode/%s/%d", k.name, size), func(b *testing.B) {
+		for _, impl := range Impls() {
+			b.Run(fmt.Sprintf("encode/%s/%d", impl.Name, size), func(b *testing.B) {
 				b.SetBytes(int64(len(raw)))
 				b.ReportAllocs()
 				dst := make([]byte, len(encoded))
 				for b.Loop() {
-					k.encode(dst, raw)
+					impl.Encode(dst, raw)
 				}
 			})
-			b.Run(fmt.Sprintf("decode/%s/%d", k.name, size), func(b *testing.B) {
+			b.Run(fmt.Sprintf("decode/%s/%d", impl.Name, size), func(b *testing.B) {
 				b.SetBytes(int64(len(raw)))
 				b.ReportAllocs()
 				dst := make([]byte, len(raw))
 				for b.Loop() {
-					k.decode(dst, encoded)
+					impl.Decode(dst, encoded)
 				}
 			})
 		}
