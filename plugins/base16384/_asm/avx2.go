@@ -24,7 +24,7 @@ import (
 func encodeAVX2() {
 	TEXT("encodeAVX2", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
-	Doc("encodeAVX2 encodes the whole 4-group blocks of len(dst)/8 groups",
+	Doc("encodeAVX2 encodes the whole 4-group steps of len(dst)/8 groups",
 		"from src into dst and returns the number of groups encoded.")
 	k, n := newKernel("encodeAVX2", "dst", 4, 28, 32)
 
@@ -75,10 +75,10 @@ func encodeAVX2() {
 func decodeAVX2() {
 	TEXT("decodeAVX2", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
-	Doc("decodeAVX2 decodes the whole 4-group blocks of len(src)/8 groups",
-		"from src into dst, stopping before the block holding the first bad",
-		"unit, and returns the number of groups decoded. It may write up to",
-		"two bytes past the decoded groups, inside the next group of dst.")
+	Doc("decodeAVX2 decodes the 4-group steps of len(src)/8 groups that a",
+		"group follows from src into dst, stopping before the pass of up to",
+		"16 groups holding the first bad unit, and",
+		"returns the number of groups decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX2", "src", 4, 32, 28)
 
 	bias, swap, pairs, join := Y0, Y1, Y2, Y3

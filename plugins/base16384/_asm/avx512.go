@@ -19,7 +19,7 @@ import (
 func encodeAVX512() {
 	TEXT("encodeAVX512", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
-	Doc("encodeAVX512 encodes the whole 8-group blocks of len(dst)/8 groups",
+	Doc("encodeAVX512 encodes len(dst)/8 groups",
 		"from src into dst and returns the number of groups encoded.")
 	k, n := newKernel("encodeAVX512", "dst", 8, 56, 64)
 
@@ -47,16 +47,13 @@ func encodeAVX512() {
 		VMOVDQU64(x, out)
 	}, nil)
 
-	Comment("Last step: load only the step's 56 bytes.")
-	CMPQ(k.left, U8(8))
-	JB(k.returnLabel())
-	bytes56 := mask56()
-	x := ZMM()
-	VMOVDQU8_Z(Mem{Base: k.src}, bytes56, x)
-	VPERMB(x, perm, x)
-	units(x)
-	VMOVDQU64(x, Mem{Base: k.dst})
-	SUBQ(U8(8), k.left)
+	k.tail(func(in, out Mem, load, store reg.OpmaskVirtual) {
+		x := ZMM()
+		VMOVDQU8_Z(in, load, x)
+		VPERMB(x, perm, x)
+		units(x)
+		VMOVDQU8(x, store, out)
+	})
 	k.epilogue(n)
 }
 
@@ -71,10 +68,9 @@ func encodeAVX512() {
 func decodeAVX512() {
 	TEXT("decodeAVX512", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
-	Doc("decodeAVX512 decodes the whole 8-group blocks of len(src)/8 groups",
-		"from src into dst, stopping before the block holding the first bad",
-		"unit, and returns the number of groups decoded. It may write up to",
-		"eight bytes past the decoded groups, inside dst.")
+	Doc("decodeAVX512 decodes len(src)/8 groups from src into dst, stopping",
+		"before the pass of up to 32 groups holding the first bad unit, and",
+		"returns the number of groups decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX512", "src", 8, 64, 56)
 
 	var pack []byte
@@ -92,40 +88,66 @@ func decodeAVX512() {
 	acc := ZMM()
 	VPXORQ(acc, acc, acc)
 
-	bytes := func(in Mem) reg.VecVirtual {
-		x, y := ZMM(), ZMM()
-		VPADDB(in, bias, x)
-		VPORQ(x, acc, acc)
+	// bytes turns the biased units in x into 7 bytes a group.
+	bytes := func(x reg.VecVirtual) {
+		y := ZMM()
 		VPMULTISHIFTQB(x, lo, y)
 		VPMULTISHIFTQB(x, hi, x)
 		// x = sel ? x : y, bit by bit.
 		VPTERNLOGQ(U8(0xE4), sel, y, x)
 		VPERMB(x, compact, x)
-		return x
 	}
-	check := func() {
+	// The 64-byte store of a step writes 8 bytes past the step's output:
+	// keep two more groups in dst.
+	k.loops(n, 2, func(in, out Mem) {
+		x := ZMM()
+		VPADDB(in, bias, x)
+		VPORQ(x, acc, acc)
+		bytes(x)
+		VMOVDQU64(x, out)
+	}, func() {
 		bad := K()
 		VPTESTMB(test, acc, bad)
 		KORTESTQ(bad, bad)
 		JNZ(k.returnLabel())
-	}
-	// The 64-byte store of a step writes 8 bytes past the step's output:
-	// keep two more groups in dst.
-	k.loops(n, 2, func(in, out Mem) { VMOVDQU64(bytes(in), out) }, check)
-
-	Comment("Last step: store only the step's 56 bytes.")
-	CMPQ(k.left, U8(8))
-	JB(k.returnLabel())
-	VMOVDQU8(bytes(Mem{Base: k.src}), mask56(), Mem{Base: k.dst})
-	check()
-	SUBQ(U8(8), k.left)
+	})
+	k.tail(func(in, out Mem, load, store reg.OpmaskVirtual) {
+		x, bad := ZMM(), K()
+		VMOVDQU8_Z(in, load, x)
+		VPADDB(bias, x, x)
+		VPTESTMB(test, x, load, bad)
+		KORTESTQ(bad, bad)
+		JNZ(k.returnLabel())
+		bytes(x)
+		VMOVDQU8(x, store, out)
+	})
 	k.epilogue(n)
 }
 
-// mask56 returns an opmask selecting the low 56 bytes of a 512-bit vector.
-func mask56() reg.OpmaskVirtual {
-	t, m := GP64(), K()
-	MOVQ(U64(1<<56-1), t)
-	KMOVQ(t, m)
-	return m
+// tail emits a loop over the groups the kernel's loops leave, at most a
+// step at a time, whose loads and stores are masked to the groups' bytes.
+// step gets the opmasks of the bytes to load and to store.
+func (k kernel) tail(step func(in, out Mem, load, store reg.OpmaskVirtual)) {
+	top, ones := k.name+"_tail", GP64()
+	MOVQ(I32(-1), ones)
+	Label(top)
+	TESTQ(k.left, k.left)
+	JZ(k.returnLabel())
+	groups := GP64()
+	MOVQ(U32(k.groups), groups)
+	CMPQ(k.left, groups)
+	CMOVQLT(k.left, groups)
+	inBytes, outBytes, mask := GP64(), GP64(), GP64()
+	load, store := K(), K()
+	IMUL3Q(U8(k.in/k.groups), groups, inBytes)
+	BZHIQ(inBytes, ones, mask)
+	KMOVQ(mask, load)
+	IMUL3Q(U8(k.out/k.groups), groups, outBytes)
+	BZHIQ(outBytes, ones, mask)
+	KMOVQ(mask, store)
+	step(Mem{Base: k.src}, Mem{Base: k.dst}, load, store)
+	ADDQ(inBytes, k.src)
+	ADDQ(outBytes, k.dst)
+	SUBQ(groups, k.left)
+	JMP(LabelRef(top))
 }

@@ -26,15 +26,24 @@ func Decode(dst, src []byte) int { return decode(dst, src) }
 func EncodeGeneric(dst, src []byte) int {
 	n := len(src) / 7
 	dst = dst[:8*n]
-	for i := 0; i < n; i++ {
+	i := 0
+	// Load 8 bytes a group while a byte follows the group.
+	for ; 7*i+8 <= len(src); i++ {
+		binary.BigEndian.PutUint64(dst[8*i:], units(binary.BigEndian.Uint64(src[7*i:])>>8))
+	}
+	if i < n {
 		s := src[7*i : 7*i+7]
-		v := uint64(s[0])<<48 | uint64(s[1])<<40 | uint64(s[2])<<32 | uint64(s[3])<<24 |
-			uint64(s[4])<<16 | uint64(s[5])<<8 | uint64(s[6])
-		// Four 14-bit fields, most significant first, each + 0x4E00.
-		w := (v>>42&0x3FFF)<<48 | (v>>28&0x3FFF)<<32 | (v>>14&0x3FFF)<<16 | v&0x3FFF
-		binary.BigEndian.PutUint64(dst[8*i:], w+0x4E004E004E004E00)
+		v := uint64(binary.BigEndian.Uint32(s))<<24 | uint64(binary.BigEndian.Uint16(s[4:]))<<8 | uint64(s[6])
+		binary.BigEndian.PutUint64(dst[8*i:], units(v))
 	}
 	return n
+}
+
+// units returns the four units of the 56-bit group value v, first unit in
+// the high 16 bits: four 14-bit fields, most significant first, each plus
+// 0x4E00.
+func units(v uint64) uint64 {
+	return (v>>42&0x3FFF)<<48 | (v>>28&0x3FFF)<<32 | (v>>14&0x3FFF)<<16 | v&0x3FFF + 0x4E004E004E004E00
 }
 
 // DecodeGeneric is the portable implementation of Decode.
@@ -43,22 +52,23 @@ func DecodeGeneric(dst, src []byte) int {
 	dst = dst[:7*n]
 	for i := 0; i < n; i++ {
 		u := binary.BigEndian.Uint64(src[8*i:])
-		if !unitOK(u>>48) || !unitOK(u>>32&0xFFFF) || !unitOK(u>>16&0xFFFF) || !unitOK(u&0xFFFF) {
+		// Adding 0xB2 to a high byte subtracts 0x4E modulo 256, leaving
+		// it below 0x40 exactly for units in U+4E00..U+8DFF; the carries
+		// land in the cleared low bytes.
+		if (u&0xFF00FF00FF00FF00+0xB200B200B200B200)&0xC000C000C000C000 != 0 {
 			return i
 		}
 		// Every unit is at least 0x4E00, so the subtraction borrows nowhere.
 		w := u - 0x4E004E004E004E00
 		v := (w>>48&0x3FFF)<<42 | (w>>32&0x3FFF)<<28 | (w>>16&0x3FFF)<<14 | w&0x3FFF
+		if 7*i+8 <= len(dst) {
+			binary.BigEndian.PutUint64(dst[7*i:], v<<8)
+			continue
+		}
 		d := dst[7*i : 7*i+7]
-		d[0] = byte(v >> 48)
-		d[1] = byte(v >> 40)
-		d[2] = byte(v >> 32)
-		d[3] = byte(v >> 24)
-		d[4] = byte(v >> 16)
-		d[5] = byte(v >> 8)
+		binary.BigEndian.PutUint32(d, uint32(v>>24))
+		binary.BigEndian.PutUint16(d[4:], uint16(v>>8))
 		d[6] = byte(v)
 	}
 	return n
 }
-
-func unitOK(u uint64) bool { return u-0x4E00 < 0x4000 }

@@ -43,13 +43,12 @@ func Impls() []Impl {
 	return append(impls, Impl{"generic", EncodeGeneric, DecodeGeneric})
 }
 
-// The vector kernels run only when src holds at least one of their steps
-// (and, for decode, the group the last step's stores reach into); the
-// generic code handles smaller inputs and the groups after the last step.
-const (
-	avx2Groups   = 4
-	avx512Groups = 8
-)
+// avx2Groups is the number of groups an AVX2 step handles. The AVX2
+// kernels run only when src holds a step (and, for decode, the group the
+// last step's stores reach into); the generic code handles smaller inputs
+// and the groups after the last step. The AVX-512 kernels handle every
+// group, the last ones with masked loads and stores.
+const avx2Groups = 4
 
 // encodeWithAVX2 is Encode with the AVX2 kernel.
 func encodeWithAVX2(dst, src []byte) int {
@@ -74,19 +73,16 @@ func decodeWithAVX2(dst, src []byte) int {
 // encodeWithAVX512 is Encode with the AVX-512 VBMI kernel.
 func encodeWithAVX512(dst, src []byte) int {
 	n := len(src) / 7
-	if n < avx512Groups {
-		return EncodeGeneric(dst, src)
-	}
-	done := encodeAVX512(dst[:8*n], src[:7*n])
-	return done + EncodeGeneric(dst[8*done:], src[7*done:])
+	return encodeAVX512(dst[:8*n], src[:7*n])
 }
 
-// decodeWithAVX512 is Decode with the AVX-512 VBMI kernel.
+// decodeWithAVX512 is Decode with the AVX-512 VBMI kernel, and the generic
+// code from the step holding the first bad unit.
 func decodeWithAVX512(dst, src []byte) int {
 	n := len(src) / 8
-	if n < avx512Groups {
-		return DecodeGeneric(dst, src)
-	}
 	done := decodeAVX512(dst[:7*n], src[:8*n])
+	if done == n {
+		return n
+	}
 	return done + DecodeGeneric(dst[7*done:], src[8*done:])
 }

@@ -376,7 +376,7 @@ DATA decAVX2Test<>+24(SB)/8, $0x00c000c000c000c0
 GLOBL decAVX2Test<>(SB), RODATA|NOPTR, $32
 
 // func encodeAVX512(dst []byte, src []byte) int
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV, MMX+
 TEXT ·encodeAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
@@ -467,18 +467,30 @@ encodeAVX512_x1:
 	JMP            encodeAVX512_x1
 
 encodeAVX512_x1_done:
-	// Last step: load only the step's 56 bytes.
-	CMPQ           DX, $0x08
-	JB             encodeAVX512_return
-	MOVQ           $0x00ffffffffffffff, SI
-	KMOVQ          SI, K1
+	MOVQ $-1, SI
+
+encodeAVX512_tail:
+	TESTQ          DX, DX
+	JZ             encodeAVX512_return
+	MOVQ           $0x00000008, DI
+	CMPQ           DX, DI
+	CMOVQLT        DX, DI
+	IMUL3Q         $0x07, DI, R8
+	BZHIQ          R8, SI, R10
+	KMOVQ          R10, K1
+	IMUL3Q         $0x08, DI, R9
+	BZHIQ          R9, SI, R10
+	KMOVQ          R10, K2
 	VMOVDQU8.Z     (CX), K1, Z4
 	VPERMB         Z4, Z0, Z4
 	VPMULTISHIFTQB Z4, Z1, Z4
 	VPANDQ         Z2, Z4, Z4
 	VPADDW         Z3, Z4, Z4
-	VMOVDQU64      Z4, (AX)
-	SUBQ           $0x08, DX
+	VMOVDQU8       Z4, K2, (AX)
+	ADDQ           R8, CX
+	ADDQ           R9, AX
+	SUBQ           DI, DX
+	JMP            encodeAVX512_tail
 
 encodeAVX512_return:
 	SUBQ DX, BX
@@ -506,7 +518,7 @@ DATA encAVX512Base<>+0(SB)/8, $0x004e004e004e004e
 GLOBL encAVX512Base<>(SB), RODATA|NOPTR, $8
 
 // func decodeAVX512(dst []byte, src []byte) int
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV, MMX+
 TEXT ·decodeAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
@@ -627,22 +639,34 @@ decodeAVX512_x1:
 	JMP            decodeAVX512_x1
 
 decodeAVX512_x1_done:
-	// Last step: store only the step's 56 bytes.
-	CMPQ           DX, $0x08
-	JB             decodeAVX512_return
-	VPADDB         (CX), Z0, Z0
-	VPORQ          Z0, Z6, Z6
-	VPMULTISHIFTQB Z0, Z2, Z2
-	VPMULTISHIFTQB Z0, Z1, Z0
-	VPTERNLOGQ     $0xe4, Z3, Z2, Z0
-	VPERMB         Z0, Z4, Z0
-	MOVQ           $0x00ffffffffffffff, CX
-	KMOVQ          CX, K1
-	VMOVDQU8       Z0, K1, (AX)
-	VPTESTMB       Z5, Z6, K1
+	MOVQ $-1, SI
+
+decodeAVX512_tail:
+	TESTQ          DX, DX
+	JZ             decodeAVX512_return
+	MOVQ           $0x00000008, DI
+	CMPQ           DX, DI
+	CMOVQLT        DX, DI
+	IMUL3Q         $0x08, DI, R8
+	BZHIQ          R8, SI, R10
+	KMOVQ          R10, K1
+	IMUL3Q         $0x07, DI, R9
+	BZHIQ          R9, SI, R10
+	KMOVQ          R10, K2
+	VMOVDQU8.Z     (CX), K1, Z6
+	VPADDB         Z0, Z6, Z6
+	VPTESTMB       Z5, Z6, K1, K1
 	KORTESTQ       K1, K1
 	JNZ            decodeAVX512_return
-	SUBQ           $0x08, DX
+	VPMULTISHIFTQB Z6, Z2, Z7
+	VPMULTISHIFTQB Z6, Z1, Z6
+	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
+	VPERMB         Z6, Z4, Z6
+	VMOVDQU8       Z6, K2, (AX)
+	ADDQ           R8, CX
+	ADDQ           R9, AX
+	SUBQ           DI, DX
+	JMP            decodeAVX512_tail
 
 decodeAVX512_return:
 	SUBQ DX, BX

@@ -35,3 +35,30 @@ func TestDecodeGeneric(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeGenericEveryUnit(t *testing.T) {
+	src, dst := make([]byte, 16), make([]byte, 14)
+	for u := range 1 << 16 {
+		valid := u >= 0x4E00 && u <= 0x8DFF
+		for pos := range 4 {
+			for i := 0; i < 16; i += 2 {
+				src[i], src[i+1] = 0x8D, 0xFF
+			}
+			src[2*pos], src[2*pos+1] = byte(u>>8), byte(u)
+			n := DecodeGeneric(dst, src)
+			if (n == 2) != valid || n == 0 && valid {
+				t.Fatalf("unit %#04x at %d: %d groups decoded, valid %v", u, pos, n, valid)
+			}
+			if valid {
+				v := u - 0x4E00
+				var got uint64
+				for _, b := range dst[:7] {
+					got = got<<8 | uint64(b)
+				}
+				if field := got >> (42 - 14*pos) & 0x3FFF; field != uint64(v) {
+					t.Fatalf("unit %#04x at %d decodes to field %#x, want %#x", u, pos, field, v)
+				}
+			}
+		}
+	}
+}

@@ -4,30 +4,29 @@
 
 package kernel
 
-// encodeAVX2 encodes the whole 4-group blocks of len(dst)/8 groups
+// encodeAVX2 encodes the whole 4-group steps of len(dst)/8 groups
 // from src into dst and returns the number of groups encoded.
 //
 //go:noescape
 func encodeAVX2(dst []byte, src []byte) int
 
-// decodeAVX2 decodes the whole 4-group blocks of len(src)/8 groups
-// from src into dst, stopping before the block holding the first bad
-// unit, and returns the number of groups decoded. It may write up to
-// two bytes past the decoded groups, inside the next group of dst.
+// decodeAVX2 decodes the 4-group steps of len(src)/8 groups that a
+// group follows from src into dst, stopping before the pass of up to
+// 16 groups holding the first bad unit, and
+// returns the number of groups decoded. It may write anywhere in dst.
 //
 //go:noescape
 func decodeAVX2(dst []byte, src []byte) int
 
-// encodeAVX512 encodes the whole 8-group blocks of len(dst)/8 groups
+// encodeAVX512 encodes len(dst)/8 groups
 // from src into dst and returns the number of groups encoded.
 //
 //go:noescape
 func encodeAVX512(dst []byte, src []byte) int
 
-// decodeAVX512 decodes the whole 8-group blocks of len(src)/8 groups
-// from src into dst, stopping before the block holding the first bad
-// unit, and returns the number of groups decoded. It may write up to
-// eight bytes past the decoded groups, inside dst.
+// decodeAVX512 decodes len(src)/8 groups from src into dst, stopping
+// before the pass of up to 32 groups holding the first bad unit, and
+// returns the number of groups decoded. It may write anywhere in dst.
 //
 //go:noescape
 func decodeAVX512(dst []byte, src []byte) int
