@@ -90,7 +90,7 @@ func (f *Fs) shownEntries(name string, infos []os.FileInfo) ([]os.FileInfo, erro
 		case info.IsDir() || f.showsUnmapped(base):
 			shown = append(shown, info)
 		case ok:
-			di, err := f.decodedInfo(s, filepath.Join(name, base), info)
+			di, err := f.decodedInfo(s, filepath.Join(name, base))
 			if err != nil {
 				return nil, err
 			}

@@ -263,7 +263,7 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 	if !t.encoded {
 		return t.info, nil
 	}
-	info, err := f.decodedInfo(name, t.stored, t.info)
+	info, err := f.decodedInfo(name, t.stored)
 	if err != nil {
 		return nil, pathError("stat", name, err)
 	}

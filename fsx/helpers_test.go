@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
@@ -150,3 +151,8 @@ func readOneByte(r io.Reader) ([]byte, error) {
 		}
 	}
 }
+
+var (
+	errIsDir  = syscall.EISDIR
+	errNotDir = syscall.ENOTDIR
+)

@@ -23,13 +23,18 @@ func shownInfo(stored os.FileInfo, name string, size int64) os.FileInfo {
 }
 
 // decodedInfo returns the FileInfo of the file shown as name and stored at
-// path, described in the base by stored.
-func (f *Fs) decodedInfo(name, path string, stored os.FileInfo) (os.FileInfo, error) {
+// path. It describes the stored file as opened, which a concurrent
+// replacement may have made newer than a listing's FileInfo.
+func (f *Fs) decodedInfo(name, path string) (os.FileInfo, error) {
 	bf, err := f.base.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer bf.Close()
+	stored, err := bf.Stat()
+	if err != nil {
+		return nil, err
+	}
 	src, err := newSource(f.codec, bf, stored.Size())
 	if err != nil {
 		return nil, err

@@ -19,12 +19,16 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
+	isDir := t.info != nil && t.info.IsDir()
+	if isDir && flag&accessMode != os.O_RDONLY {
+		return nil, pathError("open", name, errIsDir)
+	}
 	if !t.encoded {
 		bf, err := f.base.OpenFile(t.stored, flag, perm)
 		if err != nil {
 			return nil, pathError("open", name, err)
 		}
-		if t.info != nil && t.info.IsDir() {
+		if isDir {
 			return &dir{File: bf, fsys: f, name: name}, nil
 		}
 		return unmappedFile{bf}, nil
@@ -48,11 +52,14 @@ func (f *Fs) openEncoded(name string, t target, flag int, perm os.FileMode) (*fi
 		}
 	}
 	file := &file{fsys: f, name: name, stored: t.stored, flag: flag}
-	if err := file.load(); err != nil {
+	err := file.load()
+	if err != nil {
 		return nil, err
 	}
 	if flag&os.O_TRUNC != 0 && flag&accessMode != os.O_RDONLY {
-		if err := file.truncate(0); err != nil {
+		// Even when the file is empty already, so that Close stores the
+		// codec's encoding of no data.
+		if file.edit, err = file.newStream(nil); err != nil {
 			file.release()
 			return nil, err
 		}
@@ -60,9 +67,10 @@ func (f *Fs) openEncoded(name string, t target, flag int, perm os.FileMode) (*fi
 	return file, nil
 }
 
-// reserve creates the stored file of a new file holding the encoding of no
-// data, so that the name exists from now on, as with os.OpenFile. Unless
-// excl is set, a file created there meanwhile is not an error.
+// reserve creates the stored file of a new file, empty (which stands for
+// no data whatever the codec), so that the name exists from now on, as with
+// os.OpenFile. Unless excl is set, a file created there meanwhile is not an
+// error.
 func (f *Fs) reserve(path string, perm os.FileMode, excl bool) error {
 	bf, err := f.base.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
@@ -71,14 +79,7 @@ func (f *Fs) reserve(path string, perm os.FileMode, excl bool) error {
 		}
 		return err
 	}
-	err = f.codec.NewEncodeWriter(bf).Close()
-	if cerr := bf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		f.base.Remove(path)
-	}
-	return err
+	return bf.Close()
 }
 
 // unmappedFile is a base file shown as it is. Its ReadAt reports io.EOF

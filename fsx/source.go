@@ -41,9 +41,14 @@ func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // newSource returns the decoded content by c of the stored stream read from
-// r, which holds size bytes.
+// r, which holds size bytes. An empty stored file is an empty file, whatever
+// the codec.
 func newSource(c core.Codec, r io.ReaderAt, size int64) (*source, error) {
 	s := &source{codec: c, at: &lockedReaderAt{r: r}, stored: size, size: -1}
+	if size == 0 {
+		s.size = 0
+		return s, nil
+	}
 	if bc, ok := c.(core.BlockCodec); ok {
 		l, err := bc.Layout(s.at, size)
 		if err != nil {
