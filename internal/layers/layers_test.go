@@ -18,23 +18,23 @@ func rank(pkg string) (layer int, unit string) {
 		return 0, "core"
 	case "plugins":
 		name, _, _ := strings.Cut(rest, "/")
-		return 1, "plugins/" + name
+		return 2, "plugins/" + name
 	case "internal":
 		name, _, _ := strings.Cut(rest, "/")
 		if name == "testcodec" {
-			return 1, "internal/testcodec"
+			return 1, "internal/testcodec" // test codecs: on core, under everything else
 		}
-		return 5, rel
+		return 6, rel
 	case "transform":
-		return 2, "transform"
+		return 3, "transform"
 	case "builtin":
-		return 2, "builtin"
+		return 3, "builtin"
 	case "fsx":
-		return 3, "fsx"
+		return 4, "fsx"
 	case "cmd":
-		return 4, rel
+		return 5, rel
 	}
-	return 5, rel
+	return 6, rel
 }
 
 func TestImportsPointDown(t *testing.T) {

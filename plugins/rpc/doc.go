@@ -1,0 +1,38 @@
+// Package rpc runs codecs out of process with github.com/hashicorp/go-plugin
+// over gRPC: third parties ship a codec as an executable, and b14fs streams
+// through it as if it were built in.
+//
+// A plugin is an executable named b14fs-plugin-NAME whose main calls Serve
+// with a core.Codec named NAME:
+//
+//	func main() { rpc.Serve(rot13.Codec{}) }
+//
+// The host side, Discover, finds plugins in a list of directories and
+// registers a codec for each in a core.Registry. A plugin process starts the
+// first time its codec is used, gets no standard input, logs to the host's
+// standard error, and is killed by Host.Close or when the host dies. Streams
+// cross the process boundary as gRPC streams with flow control; data errors
+// come back as *core.DataError values and option errors as
+// *core.OptionError values, so a remote codec behaves like a local one. A
+// plugin that crashes makes the stream fail with an error naming it.
+package rpc
+
+import "github.com/hashicorp/go-plugin"
+
+// handshake keeps b14fs from running programs that are not its plugins, and
+// plugins from serving hosts of another protocol version.
+var handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  1,
+	MagicCookieKey:   "B14FS_PLUGIN",
+	MagicCookieValue: "b14fs-codec-plugin-v1",
+}
+
+// pluginName is the name the codec service is dispensed under.
+const pluginName = "codec"
+
+// PluginPrefix starts the file name of every plugin executable.
+const PluginPrefix = "b14fs-plugin-"
+
+// frameSize bounds the data in one gRPC message, well under gRPC's 4 MiB
+// default limit.
+const frameSize = 256 << 10

@@ -1,0 +1,230 @@
+package rpc_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/core/codectest"
+	"github.com/b14fs/b14fs/plugins/rpc"
+)
+
+// pluginDir holds the test plugin under the names the tests use.
+var pluginDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "b14fs-plugins")
+	if err != nil {
+		panic(err)
+	}
+	pluginDir = dir
+	code := 1
+	if err := buildTestPlugin(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// buildTestPlugin builds internal/testplugin into dir as the plugins hex,
+// xor, crash and wrong.
+func buildTestPlugin(dir string) error {
+	bin := filepath.Join(dir, rpc.PluginPrefix+"hex")
+	out, err := exec.Command("go", "build", "-o", bin, "./internal/testplugin").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("building the test plugin: %v\n%s", err, out)
+	}
+	for _, name := range []string{"xor", "crash", "wrong"} {
+		if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, rpc.PluginPrefix+"notexec"), []byte("#!/bin/sh\n"), 0o644)
+}
+
+// discover registers the test plugins in a new registry.
+func discover(t *testing.T, opts ...rpc.HostOption) *core.Registry {
+	t.Helper()
+	var reg core.Registry
+	opts = append([]rpc.HostOption{rpc.WithLogger(hclog.NewNullLogger())}, opts...)
+	host, err := rpc.Discover(&reg, pluginDir+string(os.PathListSeparator)+"/nonexistent", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(host.Close)
+	return &reg
+}
+
+func lookup(t *testing.T, reg *core.Registry, name string) core.Codec {
+	t.Helper()
+	c, err := reg.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestDiscover(t *testing.T) {
+	reg := discover(t)
+	var got []string
+	for _, e := range reg.List() {
+		got = append(got, e.Codec.Name()+"="+filepath.Base(e.Origin))
+	}
+	want := "crash=b14fs-plugin-crash hex=b14fs-plugin-hex wrong=b14fs-plugin-wrong xor=b14fs-plugin-xor"
+	if strings.Join(got, " ") != want {
+		t.Errorf("registered %v, want %s (the non-executable file skipped)", got, want)
+	}
+}
+
+func TestDiscoverConflict(t *testing.T) {
+	var reg core.Registry
+	reg.Register(lookup(t, discover(t), "xor"), core.OriginBuiltin)
+	host, err := rpc.Discover(&reg, pluginDir, rpc.WithLogger(hclog.NewNullLogger()))
+	defer host.Close()
+	if !errors.Is(err, core.ErrDuplicateCodec) || !strings.Contains(err.Error(), "b14fs-plugin-xor") {
+		t.Errorf("Discover over a registered name: %v, want ErrDuplicateCodec naming the plugin", err)
+	}
+	if _, err := reg.Lookup("hex"); err != nil {
+		t.Errorf("the other plugins are registered all the same: %v", err)
+	}
+}
+
+// inputs span several frames at the largest, yet stay small: a 1-byte reader
+// makes one frame of each byte.
+var inputs = [][]byte{nil, []byte("x"), []byte("hello, plugin"), bytes.Repeat([]byte("0123456789"), 30000)}
+
+// TestContract runs the codec conformance suite across the process boundary.
+func TestContract(t *testing.T) {
+	reg := discover(t)
+	for _, name := range []string{"hex", "xor"} {
+		t.Run(name, func(t *testing.T) { codectest.TestCodec(t, lookup(t, reg, name), inputs...) })
+	}
+}
+
+func TestOptions(t *testing.T) {
+	xor := lookup(t, discover(t), "xor")
+	cc := xor.(core.Configurable)
+	c, err := cc.WithOptions(core.Options{{Key: "key", Value: "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(c.NewEncodeReader(strings.NewReader("ab")))
+	if err != nil || string(got) != "`c" {
+		t.Errorf("xor key=1 of ab = %q, %v", got, err)
+	}
+	_, err = cc.WithOptions(core.Options{{Key: "level", Value: "1"}})
+	var oe *core.OptionError
+	if !errors.As(err, &oe) || !errors.Is(err, core.ErrUnknownOption) || oe.Codec != "xor" || oe.Key != "level" {
+		t.Errorf("unknown option: %v", err)
+	}
+	_, err = cc.WithOptions(core.Options{{Key: "key", Value: "999"}})
+	if !errors.Is(err, core.ErrBadOptionValue) || !strings.Contains(err.Error(), "0..255") {
+		t.Errorf("bad option value: %v", err)
+	}
+}
+
+func TestSuffix(t *testing.T) {
+	reg := discover(t)
+	if s := lookup(t, reg, "hex").(core.Suffixer).Suffix(); s != ".hex" {
+		t.Errorf("hex suffix %q, want .hex", s)
+	}
+	if s := lookup(t, reg, "xor").(core.Suffixer).Suffix(); s != "" {
+		t.Errorf("xor suffix %q, want none", s)
+	}
+}
+
+func TestDataErrors(t *testing.T) {
+	hex := lookup(t, discover(t), "hex")
+	_, err := io.ReadAll(hex.NewDecodeReader(strings.NewReader("00112z")))
+	var de *core.DataError
+	if !errors.As(err, &de) || de.Codec != "hex" || de.Offset != 5 || !errors.Is(err, core.ErrInvalidData) {
+		t.Errorf("pull decode of bad hex: %v, want a hex DataError at offset 5", err)
+	}
+	w := hex.NewDecodeWriter(io.Discard)
+	io.WriteString(w, "001")
+	if err := w.Close(); !errors.As(err, &de) || de.Offset != 2 {
+		t.Errorf("push decode of truncated hex: Close = %v, want a DataError at offset 2", err)
+	}
+}
+
+func TestSourceError(t *testing.T) {
+	hex := lookup(t, discover(t), "hex")
+	broken := errors.New("disk on fire")
+	_, err := io.ReadAll(hex.NewEncodeReader(io.MultiReader(strings.NewReader("abc"), errReader{broken})))
+	if !errors.Is(err, broken) {
+		t.Errorf("source error: got %v, want %v", err, broken)
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+func TestCrash(t *testing.T) {
+	crash := lookup(t, discover(t), "crash")
+	_, err := io.ReadAll(crash.NewEncodeReader(strings.NewReader("boom")))
+	if err == nil || !strings.Contains(err.Error(), "b14fs-plugin-crash") {
+		t.Errorf("pull through a crashing plugin: %v, want an error naming it", err)
+	}
+	w := crash.NewEncodeWriter(io.Discard)
+	w.Write([]byte("boom"))
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "b14fs-plugin-crash") {
+		t.Errorf("push through a crashing plugin: %v, want an error naming it", err)
+	}
+}
+
+func TestWrongName(t *testing.T) {
+	wrong := lookup(t, discover(t), "wrong")
+	_, err := io.ReadAll(wrong.NewEncodeReader(strings.NewReader("x")))
+	if err == nil || !strings.Contains(err.Error(), `serves codec "hex"`) {
+		t.Errorf("a plugin serving another name: %v", err)
+	}
+}
+
+func TestPins(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(pluginDir, rpc.PluginPrefix+"hex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := sha256.Sum256(data)
+	pins, err := rpc.ParsePins(fmt.Sprintf("hex=%x, xor=%064x", good, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := discover(t, rpc.WithPins(pins))
+	if _, err := io.ReadAll(lookup(t, reg, "hex").NewEncodeReader(strings.NewReader("x"))); err != nil {
+		t.Errorf("pinned plugin with the right sum: %v", err)
+	}
+	_, err = io.ReadAll(lookup(t, reg, "xor").NewEncodeReader(strings.NewReader("x")))
+	if err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("pinned plugin with the wrong sum: %v, want a checksum error", err)
+	}
+	for _, bad := range []string{"hex", "hex=12", "hex=" + strings.Repeat("g", 64)} {
+		if _, err := rpc.ParsePins(bad); err == nil {
+			t.Errorf("ParsePins(%q) accepted it", bad)
+		}
+	}
+}
+
+func TestNoHostStdin(t *testing.T) {
+	// The host's standard input stays the host's: a plugin never reads it.
+	// Run through a plugin with stdin a pipe nobody writes to; the plugin
+	// would block on a read of it, but it has none.
+	hex := lookup(t, discover(t), "hex")
+	got, err := io.ReadAll(hex.NewEncodeReader(strings.NewReader("ok")))
+	if err != nil || string(got) != "6f6b" {
+		t.Errorf("encode = %q, %v", got, err)
+	}
+}
