@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"reflect"
 	"strconv"
-	"strings"
+	"sync"
 )
 
 // DecodeOptions control how input is checked. The zero value is strict with
@@ -112,7 +112,11 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	d := decodeState{data: data}
 	d.scan.init(o, false)
 	d.scan.setData(data, base, true)
-	if err := d.value(rv.Elem()); err != nil {
+	tok, err := d.nextToken()
+	if err == nil {
+		err = typeDecoder(rv.Type().Elem())(&d, tok, rv.Elem())
+	}
+	if err != nil {
 		return err
 	}
 	if o.Lenient {
@@ -128,8 +132,8 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 type decodeState struct {
 	scan  Scanner
 	data  []byte
-	owned []byte   // a copy of data that decoded values may share
-	path  []string // keys from the top-level value to the value being decoded
+	owned []byte // a copy of data that decoded values may share
+	keys  *keyCache
 }
 
 // bytes returns a slice of the copy of data holding the same bytes as b, a
@@ -144,15 +148,10 @@ func (d *decodeState) bytes(b []byte) []byte {
 
 func (d *decodeState) nextToken() (Token, error) {
 	tok, err := d.scan.next()
-	return tok, unexpectedEOF(&d.scan, err)
-}
-
-func (d *decodeState) value(v reflect.Value) error {
-	tok, err := d.nextToken()
 	if err != nil {
-		return err
+		err = unexpectedEOF(&d.scan, err)
 	}
-	return d.valueFrom(tok, v)
+	return tok, err
 }
 
 // skip scans past the rest of the value begun by tok and returns its bytes.
@@ -169,7 +168,47 @@ func (d *decodeState) typeError(tok Token, t reflect.Type) error {
 	if tok.Kind == Integer {
 		value += " " + string(tok.Value)
 	}
-	return &UnmarshalTypeError{Value: value, Type: t, Offset: tok.Offset, Field: strings.Join(d.path, ".")}
+	return &UnmarshalTypeError{Value: value, Type: t, Offset: tok.Offset}
+}
+
+// inField adds the dictionary key of the field an *UnmarshalTypeError
+// happened in to its path.
+func inField(err error, key string) error {
+	if e, ok := err.(*UnmarshalTypeError); ok {
+		if e.Field != "" {
+			key += "." + e.Field
+		}
+		e.Field = key
+	}
+	return err
+}
+
+// A decoderFunc decodes the value begun by tok into v, which is addressable.
+type decoderFunc func(d *decodeState, tok Token, v reflect.Value) error
+
+var decoderCache sync.Map // reflect.Type -> decoderFunc
+
+// typeDecoder returns the decoder of type t, building it once.
+func typeDecoder(t reflect.Type) decoderFunc {
+	if f, ok := decoderCache.Load(t); ok {
+		return f.(decoderFunc)
+	}
+	// A recursive type meets itself while its decoder is being built: it
+	// gets a decoder that waits for the real one.
+	var wg sync.WaitGroup
+	var f decoderFunc
+	wg.Add(1)
+	fi, loaded := decoderCache.LoadOrStore(t, decoderFunc(func(d *decodeState, tok Token, v reflect.Value) error {
+		wg.Wait()
+		return f(d, tok, v)
+	}))
+	if loaded {
+		return fi.(decoderFunc)
+	}
+	f = newTypeDecoder(t)
+	wg.Done()
+	decoderCache.Store(t, f)
+	return f
 }
 
 var (
@@ -178,105 +217,177 @@ var (
 	bigIntType      = reflect.TypeFor[big.Int]()
 )
 
-// valueFrom decodes the value begun by tok into v.
-func (d *decodeState) valueFrom(tok Token, v reflect.Value) error {
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
-		}
-		v = v.Elem()
-	}
-	t := v.Type()
+func newTypeDecoder(t reflect.Type) decoderFunc {
 	switch {
 	case t == rawMessageType:
-		raw, err := d.skip(tok)
-		if err == nil {
-			v.SetBytes(d.bytes(raw))
-		}
-		return err
+		return decodeRaw
 	case t == bigIntType:
-		if tok.Kind != Integer {
+		return decodeBig
+	case reflect.PointerTo(t).Implements(unmarshalerType):
+		return decodeUnmarshaler
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return pointerDecoder(t)
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return decodeAny
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return decodeInt
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return decodeUint
+	case reflect.Bool:
+		return decodeBool
+	case reflect.Float32, reflect.Float64:
+		return decodeFloat
+	case reflect.String:
+		return decodeString
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return decodeBytes
+		}
+		return sliceDecoder(t)
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return decodeByteArray
+		}
+		return arrayDecoder(t)
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String {
+			return mapDecoder(t)
+		}
+	case reflect.Struct:
+		return structDecoder(t)
+	}
+	return decodeNothing
+}
+
+// decodeNothing reports that no bencoded value fits v's type.
+func decodeNothing(d *decodeState, tok Token, v reflect.Value) error {
+	return d.typeError(tok, v.Type())
+}
+
+func decodeRaw(d *decodeState, tok Token, v reflect.Value) error {
+	raw, err := d.skip(tok)
+	if err == nil {
+		v.SetBytes(d.bytes(raw))
+	}
+	return err
+}
+
+func decodeBig(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != Integer {
+		return d.typeError(tok, v.Type())
+	}
+	v.Addr().Interface().(*big.Int).SetString(string(tok.Value), 10)
+	return nil
+}
+
+func decodeUnmarshaler(d *decodeState, tok Token, v reflect.Value) error {
+	raw, err := d.skip(tok)
+	if err == nil {
+		err = v.Addr().Interface().(Unmarshaler).UnmarshalBencode(raw)
+	}
+	return err
+}
+
+func pointerDecoder(t reflect.Type) decoderFunc {
+	elem := typeDecoder(t.Elem())
+	return func(d *decodeState, tok Token, v reflect.Value) error {
+		if v.IsNil() {
+			v.Set(reflect.New(t.Elem()))
+		}
+		return elem(d, tok, v.Elem())
+	}
+}
+
+func decodeAny(d *decodeState, tok Token, v reflect.Value) error {
+	if d.keys == nil && (tok.Kind == ListStart || tok.Kind == DictStart) {
+		d.keys = new(keyCache)
+	}
+	x, err := d.anyFrom(tok)
+	if err == nil {
+		v.Set(reflect.ValueOf(x))
+	}
+	return err
+}
+
+func decodeInt(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != Integer {
+		return d.typeError(tok, v.Type())
+	}
+	n, ok := parseInt(tok.Value)
+	if !ok || v.OverflowInt(n) {
+		return d.typeError(tok, v.Type())
+	}
+	v.SetInt(n)
+	return nil
+}
+
+func decodeUint(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != Integer {
+		return d.typeError(tok, v.Type())
+	}
+	n, err := strconv.ParseUint(string(tok.Value), 10, 64)
+	if err != nil || v.OverflowUint(n) {
+		return d.typeError(tok, v.Type())
+	}
+	v.SetUint(n)
+	return nil
+}
+
+func decodeBool(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != Integer || len(tok.Value) != 1 || tok.Value[0] > '1' {
+		return d.typeError(tok, v.Type())
+	}
+	v.SetBool(tok.Value[0] == '1')
+	return nil
+}
+
+func decodeFloat(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != Integer {
+		return d.typeError(tok, v.Type())
+	}
+	f, err := strconv.ParseFloat(string(tok.Value), v.Type().Bits())
+	if err != nil {
+		return d.typeError(tok, v.Type())
+	}
+	v.SetFloat(f)
+	return nil
+}
+
+func decodeString(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != String {
+		return d.typeError(tok, v.Type())
+	}
+	v.SetString(string(tok.Value))
+	return nil
+}
+
+func decodeBytes(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != String {
+		return d.typeError(tok, v.Type())
+	}
+	v.SetBytes(d.bytes(tok.Value))
+	return nil
+}
+
+func decodeByteArray(d *decodeState, tok Token, v reflect.Value) error {
+	if tok.Kind != String || len(tok.Value) != v.Len() {
+		return d.typeError(tok, v.Type())
+	}
+	reflect.Copy(v, reflect.ValueOf(tok.Value))
+	return nil
+}
+
+func sliceDecoder(t reflect.Type) decoderFunc {
+	elem := typeDecoder(t.Elem())
+	return func(d *decodeState, tok Token, v reflect.Value) error {
+		if tok.Kind != ListStart {
 			return d.typeError(tok, t)
 		}
-		v.Addr().Interface().(*big.Int).SetString(string(tok.Value), 10)
-		return nil
-	case v.CanAddr() && reflect.PointerTo(t).Implements(unmarshalerType):
-		raw, err := d.skip(tok)
-		if err == nil {
-			err = v.Addr().Interface().(Unmarshaler).UnmarshalBencode(raw)
-		}
-		return err
-	case v.Kind() == reflect.Interface && v.NumMethod() == 0:
-		x, err := d.anyFrom(tok)
-		if err == nil {
-			v.Set(reflect.ValueOf(x))
-		}
-		return err
-	}
-	switch tok.Kind {
-	case Integer:
-		return d.integer(tok, v)
-	case String:
-		return d.str(tok, v)
-	case ListStart:
-		return d.list(tok, v)
-	case DictStart:
-		return d.dict(tok, v)
-	}
-	return d.scan.fail(int(tok.Offset-d.scan.base), "unexpected %v", tok.Kind)
-}
-
-func (d *decodeState) integer(tok Token, v reflect.Value) error {
-	digits := tok.Value
-	switch v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := parseInt(digits)
-		if !ok || v.OverflowInt(n) {
-			return d.typeError(tok, v.Type())
-		}
-		v.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		n, err := strconv.ParseUint(string(digits), 10, 64)
-		if err != nil || v.OverflowUint(n) {
-			return d.typeError(tok, v.Type())
-		}
-		v.SetUint(n)
-	case reflect.Bool:
-		if len(digits) != 1 || digits[0] > '1' {
-			return d.typeError(tok, v.Type())
-		}
-		v.SetBool(digits[0] == '1')
-	case reflect.Float32, reflect.Float64:
-		f, err := strconv.ParseFloat(string(digits), v.Type().Bits())
-		if err != nil {
-			return d.typeError(tok, v.Type())
-		}
-		v.SetFloat(f)
-	default:
-		return d.typeError(tok, v.Type())
-	}
-	return nil
-}
-
-func (d *decodeState) str(tok Token, v reflect.Value) error {
-	switch {
-	case v.Kind() == reflect.String:
-		v.SetString(string(tok.Value))
-	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8:
-		v.SetBytes(d.bytes(tok.Value))
-	case v.Kind() == reflect.Array && v.Type().Elem().Kind() == reflect.Uint8 && v.Len() == len(tok.Value):
-		reflect.Copy(v, reflect.ValueOf(tok.Value))
-	default:
-		return d.typeError(tok, v.Type())
-	}
-	return nil
-}
-
-func (d *decodeState) list(tok Token, v reflect.Value) error {
-	switch v.Kind() {
-	case reflect.Slice:
 		v.SetLen(0)
-		elem := v.Type().Elem()
 		for i := 0; ; i++ {
 			tok, err := d.nextToken()
 			if err != nil {
@@ -284,21 +395,29 @@ func (d *decodeState) list(tok Token, v reflect.Value) error {
 			}
 			if tok.Kind == End {
 				if v.IsNil() {
-					v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+					v.Set(reflect.MakeSlice(t, 0, 0))
 				}
 				return nil
 			}
 			if i == v.Cap() {
-				v.Set(reflect.Append(v, reflect.Zero(elem)))
-			} else {
-				v.SetLen(i + 1)
-				v.Index(i).SetZero()
+				v.Grow(1)
 			}
-			if err := d.valueFrom(tok, v.Index(i)); err != nil {
+			v.SetLen(i + 1)
+			ev := v.Index(i)
+			ev.SetZero()
+			if err := elem(d, tok, ev); err != nil {
 				return err
 			}
 		}
-	case reflect.Array:
+	}
+}
+
+func arrayDecoder(t reflect.Type) decoderFunc {
+	elem := typeDecoder(t.Elem())
+	return func(d *decodeState, tok Token, v reflect.Value) error {
+		if tok.Kind != ListStart {
+			return d.typeError(tok, t)
+		}
 		for i := 0; ; i++ {
 			tok, err := d.nextToken()
 			if err != nil {
@@ -310,73 +429,78 @@ func (d *decodeState) list(tok Token, v reflect.Value) error {
 				}
 				return nil
 			}
-			if i >= v.Len() {
-				return d.typeError(tok, v.Type())
+			if i == v.Len() {
+				return d.typeError(tok, t)
 			}
-			if err := d.valueFrom(tok, v.Index(i)); err != nil {
+			if err := elem(d, tok, v.Index(i)); err != nil {
 				return err
 			}
 		}
 	}
-	return d.typeError(tok, v.Type())
 }
 
-func (d *decodeState) dict(tok Token, v reflect.Value) error {
-	switch {
-	case v.Kind() == reflect.Struct:
-		return d.structFields(v)
-	case v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String:
-		return d.mapEntries(v)
-	}
-	return d.typeError(tok, v.Type())
-}
-
-func (d *decodeState) structFields(v reflect.Value) error {
-	fields := cachedFields(v.Type())
-	for {
-		tok, err := d.nextToken()
-		if err != nil || tok.Kind == End {
-			return err
+func mapDecoder(t reflect.Type) decoderFunc {
+	elemDecoder := typeDecoder(t.Elem())
+	return func(d *decodeState, tok Token, v reflect.Value) error {
+		if tok.Kind != DictStart {
+			return d.typeError(tok, t)
 		}
-		f, ok := fields.byName[string(tok.Value)]
-		if !ok {
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(t))
+		}
+		key := reflect.New(t.Key()).Elem()
+		elem := reflect.New(t.Elem()).Elem()
+		for {
+			tok, err := d.nextToken()
+			if err != nil || tok.Kind == End {
+				return err
+			}
+			key.SetString(string(tok.Value))
+			elem.SetZero()
 			if tok, err = d.nextToken(); err == nil {
+				err = elemDecoder(d, tok, elem)
+			}
+			if err != nil {
+				return inField(err, key.String())
+			}
+			v.SetMapIndex(key, elem)
+		}
+	}
+}
+
+func structDecoder(t reflect.Type) decoderFunc {
+	type fieldDecoder struct {
+		name  string
+		index []int
+		dec   decoderFunc
+	}
+	fields := cachedFields(t)
+	byName := make(map[string]fieldDecoder, len(fields.list))
+	for _, f := range fields.list {
+		byName[f.name] = fieldDecoder{f.name, f.index, typeDecoder(t.FieldByIndex(f.index).Type)}
+	}
+	return func(d *decodeState, tok Token, v reflect.Value) error {
+		if tok.Kind != DictStart {
+			return d.typeError(tok, t)
+		}
+		for {
+			tok, err := d.nextToken()
+			if err != nil || tok.Kind == End {
+				return err
+			}
+			f, ok := byName[string(tok.Value)]
+			if tok, err = d.nextToken(); err != nil {
+				return err
+			}
+			if !ok {
 				_, err = d.skip(tok)
+			} else if err = f.dec(d, tok, fieldByIndex(v, f.index)); err != nil {
+				err = inField(err, f.name)
 			}
 			if err != nil {
 				return err
 			}
-			continue
 		}
-		d.path = append(d.path, f.name)
-		err = d.value(fieldByIndex(v, f.index))
-		d.path = d.path[:len(d.path)-1]
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func (d *decodeState) mapEntries(v reflect.Value) error {
-	t := v.Type()
-	if v.IsNil() {
-		v.Set(reflect.MakeMap(t))
-	}
-	elem := reflect.New(t.Elem()).Elem()
-	for {
-		tok, err := d.nextToken()
-		if err != nil || tok.Kind == End {
-			return err
-		}
-		key := reflect.ValueOf(string(tok.Value)).Convert(t.Key())
-		elem.SetZero()
-		d.path = append(d.path, string(tok.Value))
-		err = d.value(elem)
-		d.path = d.path[:len(d.path)-1]
-		if err != nil {
-			return err
-		}
-		v.SetMapIndex(key, elem)
 	}
 }
 

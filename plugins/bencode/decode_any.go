@@ -20,7 +20,7 @@ func (d *decodeState) anyFrom(tok Token) (any, error) {
 		case String:
 			v = d.bytes(tok.Value)
 		case Key:
-			stack[len(stack)-1].key = string(tok.Value)
+			stack[len(stack)-1].key = d.keys.intern(tok.Value)
 		case ListStart:
 			stack = append(stack, open{list: []any{}})
 		case DictStart:
@@ -60,4 +60,20 @@ func anyInt(digits []byte) any {
 	}
 	n, _ := new(big.Int).SetString(string(digits), 10)
 	return n
+}
+
+// A keyCache holds recently seen dictionary keys, so that the keys repeated
+// in a list of dictionaries (such as a torrent's files) share one string.
+type keyCache [64]string
+
+// intern returns b as a string, from the cache when it is there.
+func (c *keyCache) intern(b []byte) string {
+	if len(b) == 0 || len(b) > 32 {
+		return string(b)
+	}
+	h := (len(b)*7 + int(b[0])*31 + int(b[len(b)-1])) % len(c)
+	if c[h] != string(b) {
+		c[h] = string(b)
+	}
+	return c[h]
 }

@@ -105,7 +105,6 @@ func (d *Decoder) InputOffset() int64 {
 // An Encoder writes bencoded values to a stream.
 type Encoder struct {
 	w io.Writer
-	e encodeState
 }
 
 // NewEncoder returns an Encoder writing to w.
@@ -115,10 +114,10 @@ func NewEncoder(w io.Writer) *Encoder {
 
 // Encode writes the bencoding of v (see Marshal) to the stream.
 func (enc *Encoder) Encode(v any) error {
-	enc.e.buf = enc.e.buf[:0]
-	if err := enc.e.marshal(v); err != nil {
+	e := encodeStatePool.Get().(*encodeState)
+	defer e.release()
+	if err := e.marshal(v); err != nil {
 		return err
 	}
-	_, err := enc.w.Write(enc.e.buf)
-	return err
+	return e.writeTo(enc.w)
 }
