@@ -1,0 +1,102 @@
+package base16384
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// addSeeds adds the encodings of a few inputs, and some broken ones, to f.
+func addSeeds(f *testing.F, add func(in []byte)) {
+	for _, s := range []string{"", "1", "1234567", "12345678", "hello, world", "\x00\xff\x00\xff\x00\xff"} {
+		add(Encode([]byte(s)))
+		add([]byte(EncodeToString([]byte(s))))
+		add(append([]byte{0xFE, 0xFF}, Encode([]byte(s))...))
+	}
+	for _, tc := range badInputs {
+		add(unhex(f, tc.in))
+	}
+}
+
+// configFromBits picks a config from the low bits of b.
+func configFromBits(b uint8) config {
+	return config{utf8: b&1 != 0, bom: b&2 != 0, strict: b&4 != 0, checksum: b&8 != 0}
+}
+
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte("12345678"), uint8(0))
+	f.Add([]byte("hello, world"), uint8(15))
+	f.Add(bytes.Repeat([]byte{0xFF}, 100), uint8(9))
+	f.Fuzz(func(t *testing.T, plain []byte, bits uint8) {
+		cfg := configFromBits(bits)
+		enc := encodeWith(cfg, plain)
+		if !cfg.utf8 && !cfg.bom && !cfg.checksum && !bytes.Equal(enc, Encode(plain)) {
+			t.Fatalf("encodeWith differs from Encode")
+		}
+		out, err := readAll(newDecoder(bytes.NewReader(enc), cfg))
+		if err != nil || !bytes.Equal(out, plain) {
+			t.Fatalf("%+v: round trip gave %d bytes, %v", cfg, len(out), err)
+		}
+		if !cfg.checksum {
+			if out, err := AppendDecode(nil, enc); err != nil || !bytes.Equal(out, plain) {
+				t.Fatalf("%+v: AppendDecode round trip gave %d bytes, %v", cfg, len(out), err)
+			}
+		}
+	})
+}
+
+func FuzzDecode(f *testing.F) {
+	addSeeds(f, func(in []byte) { f.Add(in) })
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := AppendDecode(nil, in)
+		if err != nil {
+			var de *core.DataError
+			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > int64(len(in)) {
+				t.Fatalf("error %v is no *core.DataError within the input", err)
+			}
+			return
+		}
+		n, err := DecodedLen(in)
+		if err != nil || n != len(out) {
+			t.Fatalf("DecodedLen = %d, %v; decoded %d bytes", n, err, len(out))
+		}
+		// A valid input is the encoding of its decoding, but for the form,
+		// the byte order mark and the pad bits.
+		if again, err := AppendDecode(nil, Encode(out)); err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("re-encoding does not round trip: %v", err)
+		}
+	})
+}
+
+func FuzzStreamEqualsOneShot(f *testing.F) {
+	addSeeds(f, func(in []byte) { f.Add(in, uint16(1)) })
+	f.Add(bytes.Repeat(Encode([]byte("1234567")), 100), uint16(13))
+	f.Fuzz(func(t *testing.T, in []byte, size uint16) {
+		want, wantErr := AppendDecode(nil, in)
+		check := func(form string, out []byte, err error) {
+			if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+				t.Fatalf("%s: error %v, one-shot %v", form, err, wantErr)
+			}
+			if err == nil && !bytes.Equal(out, want) {
+				t.Fatalf("%s: output differs from one-shot", form)
+			}
+		}
+		pieces := max(int(size), 1)
+		var buf bytes.Buffer
+		err := writeInPieces(NewDecodeWriter(&buf), in, pieces)
+		check("DecodeWriter", buf.Bytes(), err)
+		out, err := readAll(NewDecoder(iotest.HalfReader(bytes.NewReader(in))))
+		check("Decoder", out, err)
+		out, err = io.ReadAll(iotest.OneByteReader(NewDecoder(bytes.NewReader(in))))
+		check("Decoder 1-byte reads", out, err)
+
+		buf.Reset()
+		if err := writeInPieces(NewEncodeWriter(&buf), in, pieces); err != nil || !bytes.Equal(buf.Bytes(), Encode(in)) {
+			t.Fatalf("EncodeWriter differs from Encode (err %v)", err)
+		}
+	})
+}
