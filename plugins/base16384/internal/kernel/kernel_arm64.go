@@ -4,9 +4,9 @@ package kernel
 
 import "golang.org/x/sys/cpu"
 
-// blockGroups is the number of groups the NEON kernels handle a step:
+// neonGroups is the number of groups the NEON kernels handle a step:
 // 56 raw bytes, 64 encoded bytes.
-const blockGroups = 8
+const neonGroups = 8
 
 // Impl is one implementation of the kernels: Encode and Decode have the
 // contracts of the package functions of the same names.
@@ -40,41 +40,41 @@ func Impls() []Impl {
 	return append(impls, Impl{"generic", EncodeGeneric, DecodeGeneric})
 }
 
-// encodeBlocks encodes blocks steps of 8 groups, reading 56*blocks+2 bytes
-// of src (the last step loads 2 bytes past its groups) and writing
-// 64*blocks bytes of dst.
+// encodeSteps encodes n steps of 8 groups, reading 56*n+2 bytes of src
+// (the last step loads 2 bytes past its groups) and writing 64*n bytes of
+// dst.
 //
 //go:noescape
-func encodeBlocks(dst, src *byte, blocks int)
+func encodeSteps(dst, src *byte, n int)
 
-// decodeBlocks decodes up to blocks steps of 8 groups, reading 64 bytes of
+// decodeSteps decodes up to n steps of 8 groups, reading 64 bytes of
 // src and writing 56 bytes of dst a step. It stops before the first step
 // that holds a unit outside U+4E00..U+8DFF, writing nothing for it, and
 // returns the number of steps decoded.
 //
 //go:noescape
-func decodeBlocks(dst, src *byte, blocks int) int
+func decodeSteps(dst, src *byte, n int) int
 
 // encodeNEON is Encode with NEON for whole steps and the generic code for
 // the groups after them.
 func encodeNEON(dst, src []byte) int {
-	if len(src) < 7*blockGroups+2 {
+	if len(src) < 7*neonGroups+2 {
 		return EncodeGeneric(dst, src)
 	}
 	dst = dst[:8*(len(src)/7)]
-	blocks := (len(src) - 2) / (7 * blockGroups)
-	encodeBlocks(&dst[0], &src[0], blocks)
-	done := blockGroups * blocks
+	n := (len(src) - 2) / (7 * neonGroups)
+	encodeSteps(&dst[0], &src[0], n)
+	done := neonGroups * n
 	return done + EncodeGeneric(dst[8*done:], src[7*done:])
 }
 
 // decodeNEON is Decode with NEON for whole steps and the generic code for
 // the groups after them, or for the step holding the first bad unit.
 func decodeNEON(dst, src []byte) int {
-	if len(src) < 8*blockGroups {
+	if len(src) < 8*neonGroups {
 		return DecodeGeneric(dst, src)
 	}
 	dst = dst[:7*(len(src)/8)]
-	done := blockGroups * decodeBlocks(&dst[0], &src[0], len(src)/(8*blockGroups))
+	done := neonGroups * decodeSteps(&dst[0], &src[0], len(src)/(8*neonGroups))
 	return done + DecodeGeneric(dst[7*done:], src[8*done:])
 }

@@ -11,11 +11,11 @@
 //
 // A byte reversal of each lane then gives the units in big-endian order.
 
-// func encodeBlocks(dst, src *byte, blocks int)
-TEXT ·encodeBlocks(SB), NOSPLIT, $0-24
+// func encodeSteps(dst, src *byte, n int)
+TEXT ·encodeSteps(SB), NOSPLIT, $0-24
 	MOVD dst+0(FP), R0
 	MOVD src+8(FP), R1
-	MOVD blocks+16(FP), R2
+	MOVD n+16(FP), R2
 
 	// Group g of a 16-byte load: its 7 bytes reversed into lane g, top byte 0.
 	VMOVQ $0xff00010203040506, $0xff0708090a0b0c0d, V16
@@ -77,11 +77,11 @@ encodeLoop:
 	BNE  encodeLoop
 	RET
 
-// func decodeBlocks(dst, src *byte, blocks int) int
-TEXT ·decodeBlocks(SB), NOSPLIT, $0-32
+// func decodeSteps(dst, src *byte, n int) int
+TEXT ·decodeSteps(SB), NOSPLIT, $0-32
 	MOVD dst+0(FP), R0
 	MOVD src+8(FP), R1
-	MOVD blocks+16(FP), R2
+	MOVD n+16(FP), R2
 	MOVD $0, R3
 
 	VMOVQ $0x4e004e004e004e00, $0x4e004e004e004e00, V18

@@ -20,7 +20,7 @@ func neonLengths() []int {
 	for n := 0; n <= 4096; n++ {
 		ns = append(ns, n)
 	}
-	const step = 7 * blockGroups
+	const step = 7 * neonGroups
 	for k := 4096/step + 1; k <= 160; k++ {
 		for n := k*step - 9; n <= k*step+9; n++ {
 			ns = append(ns, n)
@@ -79,7 +79,7 @@ func TestNEONEncodeMatchesGeneric(t *testing.T) {
 
 func TestNEONEncodeExtremes(t *testing.T) {
 	for _, fill := range []byte{0x00, 0xFF, 0x55, 0xAA} {
-		src := bytes.Repeat([]byte{fill}, 7*blockGroups*3+5)
+		src := bytes.Repeat([]byte{fill}, 7*neonGroups*3+5)
 		want, got := make([]byte, 8*(len(src)/7)), make([]byte, 8*(len(src)/7))
 		EncodeGeneric(want, src)
 		encodeNEON(got, src)
@@ -107,7 +107,7 @@ func TestNEONDecodeMatchesGeneric(t *testing.T) {
 var badUnits = []uint16{0x0000, 0x4DFF, 0x8E00, 0xFFFF, 0x3D01, 0xFEFF, 0xCE00, 0x0E00}
 
 func TestNEONDecodeBadUnitAtEveryPosition(t *testing.T) {
-	const groups = 3*blockGroups + 3
+	const groups = 3*neonGroups + 3
 	raw := randomBytes(7*groups, 7)
 	valid := make([]byte, 8*groups)
 	EncodeGeneric(valid, raw)
@@ -130,7 +130,7 @@ func TestNEONDecodeBadUnitAtEveryPosition(t *testing.T) {
 func TestNEONDecodeBoundaryUnits(t *testing.T) {
 	// Every unit of the alphabet's edges, in every lane of a step.
 	edges := []uint16{0x4E00, 0x4E01, 0x4EFF, 0x4F00, 0x8D00, 0x8DFE, 0x8DFF}
-	src := make([]byte, 8*blockGroups*len(edges))
+	src := make([]byte, 8*neonGroups*len(edges))
 	for i := 0; i < len(src)/2; i++ {
 		binary.BigEndian.PutUint16(src[2*i:], edges[(i+i/len(edges))%len(edges)])
 	}
@@ -145,9 +145,9 @@ func TestNEONDecodeBoundaryUnits(t *testing.T) {
 // both ways after replacing the unit at pos (modulo its length) with unit.
 func FuzzNEONMatchesGeneric(f *testing.F) {
 	f.Add([]byte("1234567"), uint16(0), uint16(0x4E00))
-	f.Add(randomBytes(7*blockGroups+2, 1), uint16(5), uint16(0x8DFF))
-	f.Add(randomBytes(7*blockGroups*3, 2), uint16(40), uint16(0x8E00))
-	f.Add(randomBytes(7*blockGroups*2+9, 3), uint16(31), uint16(0x4DFF))
+	f.Add(randomBytes(7*neonGroups+2, 1), uint16(5), uint16(0x8DFF))
+	f.Add(randomBytes(7*neonGroups*3, 2), uint16(40), uint16(0x8E00))
+	f.Add(randomBytes(7*neonGroups*2+9, 3), uint16(31), uint16(0x4DFF))
 	f.Add(randomBytes(500, 4), uint16(77), uint16(0xFEFF))
 	f.Fuzz(func(t *testing.T, data []byte, pos, unit uint16) {
 		want, got := sentinelBuffer(8*(len(data)/7)), sentinelBuffer(8*(len(data)/7))
