@@ -24,15 +24,16 @@ type appendEdit struct {
 }
 
 // newAppendEdit returns an appendEdit for f, or false when f's codec cannot
-// append in place: it is not a core.BlockCodec, or it would encode blocks of
-// another size than the stored file's (such as another text form).
+// append in place: it is not a core.BlockCodec, it would encode blocks of
+// another size than the stored file's (another text form), or its encoding
+// of a block depends on the blocks before (as a running checksum does).
 func (f *file) newAppendEdit() (*appendEdit, bool, error) {
 	bc, ok := f.fsys.codec.(core.BlockCodec)
 	if !ok || f.src.layout == nil {
 		return nil, false, nil
 	}
 	l := *f.src.layout
-	if bc.EncodedLen(int64(l.PlainBlock)) != int64(l.EncodedBlock) {
+	if bc.EncodedLen(int64(l.PlainBlock)) != int64(l.EncodedBlock) || !f.fsys.encodesBlocksAlone(bc, l) {
 		return nil, false, nil
 	}
 	full := l.Size / int64(l.PlainBlock) * int64(l.PlainBlock)
@@ -44,6 +45,43 @@ func (f *file) newAppendEdit() (*appendEdit, bool, error) {
 		}
 	}
 	return a, true, nil
+}
+
+// encodesBlocksAlone reports whether bc encodes a block the same whatever
+// comes before it, by encoding two streams that differ only in their first
+// block. The answer is found once per Fs.
+func (f *Fs) encodesBlocksAlone(bc core.BlockCodec, l core.Layout) bool {
+	f.probe.Do(func() {
+		a := make([]byte, l.PlainBlock+l.PlainBlock/2+1)
+		b := bytes.Clone(a)
+		for i := range l.PlainBlock {
+			b[i] = 0xFF
+		}
+		ea, okA, errA := encodeBlocks(bc, a)
+		eb, okB, errB := encodeBlocks(bc, b)
+		f.blocksAlone = okA && okB && errA == nil && errB == nil && len(ea) == len(eb) &&
+			len(ea) > l.EncodedBlock && bytes.Equal(ea[l.EncodedBlock:], eb[l.EncodedBlock:])
+	})
+	return f.blocksAlone
+}
+
+// encodeBlocks returns the encoding of p by bc without the header the codec
+// may write first, or false when the output is shorter than bc.EncodedLen
+// says.
+func encodeBlocks(bc core.BlockCodec, p []byte) ([]byte, bool, error) {
+	var b bytes.Buffer
+	w := bc.NewEncodeWriter(&b)
+	if _, err := w.Write(p); err != nil {
+		return nil, false, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, false, err
+	}
+	header := int64(b.Len()) - bc.EncodedLen(int64(len(p)))
+	if header < 0 {
+		return nil, false, nil
+	}
+	return b.Bytes()[header:], true, nil
 }
 
 func (a *appendEdit) size() (int64, error) {
@@ -82,30 +120,22 @@ func (a *appendEdit) plain() ([]byte, error) {
 	return append(data, a.pending...), err
 }
 
-// commit writes the re-encoded last block and the appended data over the
-// stored file's last block. Should the codec's output not fit the stored
-// layout (which a block codec's does), the file is rewritten whole instead.
+// commit writes the encoding of the last block and the appended data over
+// the stored file's last block.
 func (a *appendEdit) commit() error {
-	data := append(a.tail, a.pending...)
-	var b bytes.Buffer
-	w := a.codec.NewEncodeWriter(&b)
-	if _, err := w.Write(data); err != nil {
+	encoded, ok, err := encodeBlocks(a.codec, append(a.tail, a.pending...))
+	if err != nil {
 		return err
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	header := int64(b.Len()) - a.codec.EncodedLen(int64(len(data)))
-	size := a.layout.Size + int64(len(a.pending))
-	end := a.tailOff + int64(b.Len()) - header
-	if header < 0 || end != a.layout.Header+a.codec.EncodedLen(size) {
+	end := a.tailOff + int64(len(encoded))
+	if !ok || end != a.layout.Header+a.codec.EncodedLen(a.layout.Size+int64(len(a.pending))) {
 		return a.rewrite()
 	}
 	bf, err := a.f.fsys.base.OpenFile(a.f.stored, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	_, err = bf.WriteAt(b.Bytes()[header:], a.tailOff)
+	_, err = bf.WriteAt(encoded, a.tailOff)
 	if err == nil && end < a.f.src.stored {
 		err = bf.Truncate(end)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
 
@@ -42,10 +43,14 @@ func TestAppend(t *testing.T) {
 // TestAppendStored checks that appending to a block codec file gives the
 // bytes encoding the whole content would, header included.
 func TestAppendStored(t *testing.T) {
-	for _, c := range []core.Codec{b64{}, b64{header: true}} {
-		for n := range 8 {
+	for _, c := range []core.Codec{
+		b64{}, b64{header: true},
+		base16384.NewCodec(), base16384Codec("form=utf8", "bom=true"), base16384Codec("bom=true"),
+		base16384Codec("checksum=true"), // rewritten whole: the checksum covers all the data
+	} {
+		for n := range 16 {
 			base := afero.NewMemMapFs()
-			fsys := fsx.New(base, c)
+			fsys := fsx.New(base, c, fsx.WithSuffix(".enc"))
 			want := randomBytes(n, 1)
 			mustWrite(t, fsys, "x", want)
 			for add := range 5 {
@@ -59,7 +64,7 @@ func TestAppendStored(t *testing.T) {
 					t.Fatal(err)
 				}
 				want = append(want, more...)
-				if got := mustRead(t, base, "x.b64"); !bytes.Equal(got, encode(c, want)) {
+				if got := mustRead(t, base, "x.enc"); !bytes.Equal(got, encode(c, want)) {
 					t.Fatalf("%v: %d+%d bytes: stored %q, want %q", c, n, add, got, encode(c, want))
 				}
 			}
@@ -77,7 +82,10 @@ func TestAppendTail(t *testing.T) {
 		creates    int64
 	}{
 		{b64{}, 4 + 4*4, 0},
+		{base16384.NewCodec(), 10 + 3*8, 0},
+		{base16384Codec("form=utf8"), 15 + 3*12, 0},
 		{gz{}, 10000, 1},
+		{base16384Codec("checksum=true"), 0, 1},
 	}
 	for _, tt := range tests {
 		base := &countingFs{Fs: afero.NewMemMapFs()}
@@ -144,4 +152,26 @@ func TestAppendRead(t *testing.T) {
 		}
 		checkContent(t, fsys, "x", want[:3])
 	})
+}
+
+// TestAppendOtherForm appends through a codec writing another form than the
+// stored file's: the file is rewritten whole, in the codec's form.
+func TestAppendOtherForm(t *testing.T) {
+	base := afero.NewMemMapFs()
+	utf8 := fsx.New(base, base16384Codec("form=utf8"))
+	raw := fsx.New(base, base16384.NewCodec())
+	mustWrite(t, utf8, "x", []byte("0123456789"))
+	f, err := raw.OpenFile("x", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("abc"))
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []byte("0123456789abc")
+	checkContent(t, raw, "x", want)
+	if got := mustRead(t, base, "x.b14"); !bytes.Equal(got, encode(base16384.NewCodec(), want)) {
+		t.Errorf("stored %x, want the raw form %x", got, encode(base16384.NewCodec(), want))
+	}
 }

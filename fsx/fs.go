@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/b14fs/b14fs/core"
@@ -37,6 +38,9 @@ type Fs struct {
 	codec        core.Codec
 	names        mapping
 	showUnmapped bool
+
+	probe       sync.Once // finds blocksAlone
+	blocksAlone bool      // whether the codec encodes each block on its own
 }
 
 var _ afero.Fs = (*Fs)(nil)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
 
@@ -22,10 +23,26 @@ func bases(t *testing.T) map[string]afero.Fs {
 // codecs returns the codecs every test runs with.
 func codecs() map[string]core.Codec {
 	return map[string]core.Codec{
-		"block":        b64{},
-		"block-header": b64{header: true},
-		"stream":       gz{},
+		"block":          b64{},
+		"block-header":   b64{header: true},
+		"stream":         gz{},
+		"base16384":      base16384.NewCodec(),
+		"base16384-utf8": base16384Codec("form=utf8", "bom=true"),
 	}
+}
+
+// base16384Codec returns the base16384 codec with options key=value.
+func base16384Codec(opts ...string) core.Codec {
+	var o core.Options
+	for _, opt := range opts {
+		k, v, _ := strings.Cut(opt, "=")
+		o = append(o, core.Option{Key: k, Value: v})
+	}
+	c, err := base16384.NewCodec().WithOptions(o)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 // tree holds the files TestFS checks: path to content.
