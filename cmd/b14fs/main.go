@@ -6,7 +6,9 @@
 //
 // Data goes to standard output (or OUT), diagnostics to standard error. The
 // exit code is 0 on success, 1 on bad data or a failed read or write, and 2
-// on a usage error. See docs/cli.md for the whole reference.
+// on a usage error. Codecs of plugin executables (b14fs-plugin-NAME) in the
+// directories of $B14FS_PLUGIN_PATH are available beside the built-in ones.
+// See docs/cli.md for the whole reference.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"os"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/plugins/rpc"
 	"github.com/b14fs/b14fs/transform"
 )
 
@@ -26,8 +29,30 @@ const (
 	exitUsage = 2 // unknown command, flag, codec or option
 )
 
+// Environment variables that configure plugins.
+const (
+	envPluginPath = "B14FS_PLUGIN_PATH"   // directories to find plugins in, ':'-separated
+	envPluginPins = "B14FS_PLUGIN_SHA256" // NAME=HEX pins, ','-separated
+)
+
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, builtinRegistry()))
+	os.Exit(runWithPlugins(os.Args[1:], builtinRegistry()))
+}
+
+// runWithPlugins adds the plugins of $B14FS_PLUGIN_PATH to reg, runs args
+// with the standard streams, and stops the plugins it started.
+func runWithPlugins(args []string, reg *core.Registry) int {
+	pins, err := rpc.ParsePins(os.Getenv(envPluginPins))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "b14fs: %s: %v\n", envPluginPins, err)
+		return exitUsage
+	}
+	host, err := rpc.Discover(reg, os.Getenv(envPluginPath), rpc.WithPins(pins))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", err)
+	}
+	defer host.Close()
+	return run(args, os.Stdin, os.Stdout, os.Stderr, reg)
 }
 
 // stdio is where a command reads and writes.

@@ -2,19 +2,24 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/testcodec"
+	"github.com/b14fs/b14fs/plugins/rpc"
 )
 
 // TestMain lets the scripts run b14fs as a real process: the built-in
-// codecs plus two small test codecs, hex and xor (origin "test").
+// codecs plus two small test codecs, hex and xor (origin "test"), and the
+// plugins of $B14FS_PLUGIN_PATH.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"b14fs": func() {
@@ -24,16 +29,54 @@ func TestMain(m *testing.M) {
 					panic(err)
 				}
 			}
-			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, reg))
+			os.Exit(runWithPlugins(os.Args[1:], reg))
 		},
 	})
 }
 
 func TestScripts(t *testing.T) {
+	plugins := t.TempDir()
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"status": status},
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PLUGINS", plugins)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "plugins" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			err := buildPlugins(plugins)
+			return err == nil, err
+		},
 	})
+}
+
+var (
+	pluginsOnce sync.Once
+	pluginsErr  error
+)
+
+// buildPlugins builds the test plugin into dir once, as the plugins hex2
+// (hex under another name), xor (whose name the test registry holds) and
+// crash.
+func buildPlugins(dir string) error {
+	pluginsOnce.Do(func() {
+		bin := filepath.Join(dir, rpc.PluginPrefix+"hex2")
+		out, err := exec.Command("go", "build", "-o", bin, "github.com/b14fs/b14fs/plugins/rpc/internal/testplugin").CombinedOutput()
+		if err != nil {
+			pluginsErr = fmt.Errorf("building the test plugin: %v\n%s", err, out)
+			return
+		}
+		for _, name := range []string{"xor", "crash"} {
+			if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
+				pluginsErr = err
+				return
+			}
+		}
+	})
+	return pluginsErr
 }
 
 // status N PROG ARGS... runs PROG and checks that it exits with code N.
