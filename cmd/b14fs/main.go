@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/plugins/rpc"
 	"github.com/b14fs/b14fs/transform"
@@ -36,7 +37,7 @@ const (
 )
 
 func main() {
-	os.Exit(runWithPlugins(os.Args[1:], builtinRegistry()))
+	os.Exit(runWithPlugins(os.Args[1:], builtin.Registry()))
 }
 
 // runWithPlugins adds the plugins of $B14FS_PLUGIN_PATH to reg, runs args

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/testcodec"
 	"github.com/b14fs/b14fs/plugins/rpc"
@@ -23,7 +24,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"b14fs": func() {
-			reg := builtinRegistry()
+			reg := builtin.Registry()
 			for _, c := range []core.Codec{testcodec.Hex{}, testcodec.Xor{Key: 0x5A}} {
 				if err := reg.Register(c, "test"); err != nil {
 					panic(err)
