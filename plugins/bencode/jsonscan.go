@@ -206,6 +206,7 @@ func (s *jsonScanner) number(start int) (Token, error) {
 		digits++
 	}
 	j, _ := s.resume(start, digits)
+	j = max(j, digits)
 	for j < len(data) && '0' <= data[j] && data[j] <= '9' {
 		j++
 	}

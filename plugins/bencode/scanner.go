@@ -299,7 +299,7 @@ func (s *Scanner) integer(start int) (Token, error) {
 	}
 	i := digits
 	if s.intAt == s.base+int64(start) {
-		i = int(s.intPos - s.base) // resume a long integer met before
+		i = max(i, int(s.intPos-s.base)) // resume a long integer met before
 	}
 	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
 		i++

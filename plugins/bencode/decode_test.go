@@ -1,0 +1,309 @@
+package bencode
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/big"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+type tagged struct {
+	Name    string `bencode:"name"`
+	Length  int64  `bencode:"length,omitempty"`
+	Skipped string `bencode:"-"`
+	Plain   int
+	private int
+}
+
+type embedded struct {
+	Inner
+	*PtrInner
+	Outer string `bencode:"outer"`
+}
+
+type Inner struct {
+	A string `bencode:"a"`
+	B string `bencode:"b"`
+}
+
+type PtrInner struct {
+	C string `bencode:"c"`
+}
+
+type conflict struct {
+	Inner
+	B int `bencode:"b"`
+}
+
+// upper is an Unmarshaler that keeps its input upper-cased.
+type upper string
+
+func (u *upper) UnmarshalBencode(data []byte) error {
+	*u = upper(strings.ToUpper(string(data)))
+	return nil
+}
+
+func (u upper) MarshalBencode() ([]byte, error) {
+	return Marshal(strings.ToLower(string(u)))
+}
+
+type failing struct{}
+
+func (failing) UnmarshalBencode([]byte) error { return errors.New("refused") }
+
+func TestUnmarshal(t *testing.T) {
+	bigN, _ := new(big.Int).SetString("-123456789012345678901234567890", 10)
+	tests := []struct {
+		in   string
+		ptr  any // a pointer to a new value of the target type
+		want any // the value it should point to
+	}{
+		{"i42e", new(int), 42},
+		{"i-128e", new(int8), int8(-128)},
+		{"i65535e", new(uint16), uint16(65535)},
+		{"i9223372036854775807e", new(int64), int64(math.MaxInt64)},
+		{"i-9223372036854775808e", new(int64), int64(math.MinInt64)},
+		{"i18446744073709551615e", new(uint64), uint64(math.MaxUint64)},
+		{"i1e", new(bool), true},
+		{"i0e", new(bool), false},
+		{"i3e", new(float64), 3.0},
+		{"3:abc", new(string), "abc"},
+		{"3:abc", new([]byte), []byte("abc")},
+		{"0:", new([]byte), []byte{}},
+		{"3:abc", new([3]byte), [3]byte{'a', 'b', 'c'}},
+		{"li1ei2ee", new([]int), []int{1, 2}},
+		{"le", new([]int), []int{}},
+		{"li1ei2ee", new([3]int), [3]int{1, 2, 0}},
+		{"d1:ai1e1:bi2ee", new(map[string]int), map[string]int{"a": 1, "b": 2}},
+		{"i-123456789012345678901234567890e", new(big.Int), *bigN},
+		{"i-123456789012345678901234567890e", new(*big.Int), bigN},
+		{"i5e", new(*int), ptr(5)},
+		{"d5:Plaini7e7:Skipped1:y6:lengthi3e4:name1:xe", new(tagged), tagged{Name: "x", Length: 3, Plain: 7}},
+		{"d7:privatei1e7:unknownli1eee", new(tagged), tagged{}},
+		{"d1:a1:x1:b1:y1:c1:z5:outer1:oe", new(embedded), embedded{Inner{"x", "y"}, &PtrInner{"z"}, "o"}},
+		{"d1:a1:x1:bi2ee", new(conflict), conflict{Inner{A: "x"}, 2}},
+		{"d1:a3:abce", new(map[string]upper), map[string]upper{"a": "3:ABC"}},
+		{"d1:ali1ee1:bi2ee", new(map[string]RawMessage), map[string]RawMessage{"a": RawMessage("li1ee"), "b": RawMessage("i2e")}},
+		{"i1e", new(any), int64(1)},
+		{"i99999999999999999999e", new(any), mustBig("99999999999999999999")},
+		{"3:abc", new(any), []byte("abc")},
+		{"le", new(any), []any{}},
+		{"de", new(any), map[string]any{}},
+		{"d1:ali1e2:xyd0:i0eeee", new(any), map[string]any{"a": []any{int64(1), []byte("xy"), map[string]any{"": int64(0)}}}},
+	}
+	for _, tt := range tests {
+		if err := Unmarshal([]byte(tt.in), tt.ptr); err != nil {
+			t.Errorf("%q into %T: %v", tt.in, tt.ptr, err)
+			continue
+		}
+		if got := reflect.ValueOf(tt.ptr).Elem().Interface(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q into %T: got %#v, want %#v", tt.in, tt.ptr, got, tt.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func mustBig(s string) *big.Int {
+	n, _ := new(big.Int).SetString(s, 10)
+	return n
+}
+
+func TestUnmarshalTypeErrors(t *testing.T) {
+	type file struct {
+		Length uint8 `bencode:"length"`
+	}
+	type info struct {
+		Files []file `bencode:"files"`
+	}
+	type torrent struct {
+		Info info `bencode:"info"`
+	}
+	tests := []struct {
+		in     string
+		ptr    any
+		value  string
+		offset int64
+		field  string
+	}{
+		{"i300e", new(uint8), "integer 300", 0, ""},
+		{"i-1e", new(uint), "integer -1", 0, ""},
+		{"i128e", new(int8), "integer 128", 0, ""},
+		{"i9223372036854775808e", new(int64), "integer 9223372036854775808", 0, ""},
+		{"i2e", new(bool), "integer 2", 0, ""},
+		{"3:abc", new(int), "string", 0, ""},
+		{"i1e", new(string), "integer 1", 0, ""},
+		{"le", new(string), "list", 0, ""},
+		{"de", new([]int), "dictionary", 0, ""},
+		{"2:ab", new([3]byte), "string", 0, ""},
+		{"li1ei2ee", new([1]int), "integer 2", 4, ""},
+		{"3:abc", new(big.Int), "string", 0, ""},
+		{"i1e", new(map[int]int), "integer 1", 0, ""},
+		{"i1e", new(error), "integer 1", 0, ""},
+		{"i1e", new(chan int), "integer 1", 0, ""},
+		{"d4:infod5:filesld6:lengthi1eed6:lengthi256eeeee", new(torrent), "integer 256", 38, "info.files.length"},
+		{"d1:ad1:bi1.5eee", new(map[string]map[string]string), "", 0, ""},
+		{"d1:ad1:b3:xyzee", new(map[string]map[string]int), "string", 8, "a.b"},
+	}
+	for _, tt := range tests {
+		err := Unmarshal([]byte(tt.in), tt.ptr)
+		if tt.value == "" {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Errorf("%q into %T: got %v, want a *SyntaxError", tt.in, tt.ptr, err)
+			}
+			continue
+		}
+		var te *UnmarshalTypeError
+		if !errors.As(err, &te) || te.Value != tt.value || te.Offset != tt.offset || te.Field != tt.field {
+			t.Errorf("%q into %T: got %#v; want value %q offset %d field %q", tt.in, tt.ptr, err, tt.value, tt.offset, tt.field)
+			continue
+		}
+		if te.Type != reflect.TypeOf(tt.ptr).Elem() && tt.field == "" && tt.offset == 0 {
+			t.Errorf("%q into %T: type %v", tt.in, tt.ptr, te.Type)
+		}
+		if !strings.Contains(err.Error(), tt.value) || !strings.Contains(err.Error(), "offset") {
+			t.Errorf("error %q does not say what and where", err)
+		}
+	}
+}
+
+func TestUnmarshalInvalidArgument(t *testing.T) {
+	var n int
+	for _, v := range []any{nil, n, (*int)(nil)} {
+		var ie *InvalidUnmarshalError
+		if err := Unmarshal([]byte("i1e"), v); !errors.As(err, &ie) || err.Error() == "" {
+			t.Errorf("Unmarshal into %#v: %v", v, err)
+		}
+	}
+}
+
+func TestUnmarshalUnmarshalerError(t *testing.T) {
+	var f failing
+	if err := Unmarshal([]byte("i1e"), &f); err == nil || err.Error() != "refused" {
+		t.Errorf("got %v, want the Unmarshaler's error", err)
+	}
+}
+
+func TestUnmarshalStrictAndLenient(t *testing.T) {
+	tests := []struct {
+		in      string
+		strict  bool // accepted in strict mode
+		lenient bool // accepted in lenient mode
+	}{
+		{"d1:bi1e1:ai2ee", false, true},
+		{"d1:ai1e1:ai2ee", false, true},
+		{"i1ei2e", false, true},
+		{"i1e\n", false, true},
+		{"i01e", false, false},
+		{"", false, false},
+	}
+	for _, tt := range tests {
+		var v any
+		if err := Unmarshal([]byte(tt.in), &v); (err == nil) != tt.strict {
+			t.Errorf("strict %q: %v", tt.in, err)
+		}
+		if err := (DecodeOptions{Lenient: true}).Unmarshal([]byte(tt.in), &v); (err == nil) != tt.lenient {
+			t.Errorf("lenient %q: %v", tt.in, err)
+		}
+	}
+	// Later values of a repeated key win; RawMessage keeps the bytes as they are.
+	var m map[string]int
+	if err := (DecodeOptions{Lenient: true}).Unmarshal([]byte("d1:bi1e1:ai2e1:bi3ee"), &m); err != nil || m["b"] != 3 || m["a"] != 2 {
+		t.Errorf("lenient map: %v, %v", m, err)
+	}
+	var raw RawMessage
+	in := "d1:bi1e1:ai2e1:bi3ee"
+	if err := (DecodeOptions{Lenient: true}).Unmarshal([]byte(in), &raw); err != nil || string(raw) != in {
+		t.Errorf("lenient RawMessage: %q, %v", raw, err)
+	}
+}
+
+func TestUnmarshalCopiesInput(t *testing.T) {
+	data := []byte("d1:a3:abc1:bli1eee")
+	var v struct {
+		A []byte     `bencode:"a"`
+		B RawMessage `bencode:"b"`
+	}
+	if err := Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	clear(data)
+	if string(v.A) != "abc" || string(v.B) != "li1ee" {
+		t.Errorf("values changed with the input: %q %q", v.A, v.B)
+	}
+	// Appending to one value must not write over another.
+	_ = append(v.A, "XXXXXX"...)
+	if string(v.B) != "li1ee" {
+		t.Errorf("append to A changed B: %q", v.B)
+	}
+}
+
+func TestUnmarshalReusesSlices(t *testing.T) {
+	s := []int{9, 9, 9, 9}
+	if err := Unmarshal([]byte("li1ei2ee"), &s); err != nil || !reflect.DeepEqual(s, []int{1, 2}) {
+		t.Errorf("got %v, %v", s, err)
+	}
+}
+
+func TestUnmarshalDeep(t *testing.T) {
+	n := DefaultMaxDepth
+	in := []byte(strings.Repeat("l", n) + strings.Repeat("e", n))
+	var v any
+	if err := Unmarshal(in, &v); err != nil {
+		t.Fatalf("depth %d: %v", n, err)
+	}
+	out, err := Marshal(v)
+	if err != nil || !bytes.Equal(out, in) {
+		t.Errorf("re-encoding depth %d: %v", n, err)
+	}
+	in = []byte(strings.Repeat("l", n+1) + strings.Repeat("e", n+1))
+	if err := Unmarshal(in, &v); err == nil {
+		t.Errorf("depth %d accepted", n+1)
+	}
+}
+
+type node struct {
+	Kids []node `bencode:"k,omitempty"`
+}
+
+func TestUnmarshalRecursiveType(t *testing.T) {
+	var n node
+	if err := Unmarshal([]byte("d1:kld1:kldeeedeee"), &n); err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Kids) != 2 || len(n.Kids[0].Kids) != 1 {
+		t.Errorf("got %+v", n)
+	}
+}
+
+func TestUnmarshalCorpus(t *testing.T) {
+	for _, class := range []string{"valid", "edge"} {
+		for _, f := range corpus(t, class) {
+			var v any
+			if err := Unmarshal(f.data, &v); err != nil {
+				t.Errorf("%s/%s: %v", class, f.name, err)
+				continue
+			}
+			out, err := Marshal(v)
+			if err != nil || !bytes.Equal(out, f.data) {
+				t.Errorf("%s/%s: re-encoding differs (%v)", class, f.name, err)
+			}
+			var raw RawMessage
+			if err := Unmarshal(f.data, &raw); err != nil || !bytes.Equal(raw, f.data) {
+				t.Errorf("%s/%s: RawMessage differs (%v)", class, f.name, err)
+			}
+		}
+	}
+	for _, f := range corpus(t, "malformed") {
+		var v any
+		err := Unmarshal(f.data, &v)
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("malformed/%s: got %v, want a *SyntaxError", f.name, err)
+		}
+	}
+}
