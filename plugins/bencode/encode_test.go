@@ -1,0 +1,160 @@
+package bencode
+
+import (
+	"bytes"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type badMarshaler struct{ out string }
+
+func (b badMarshaler) MarshalBencode() ([]byte, error) { return []byte(b.out), nil }
+
+type errMarshaler struct{}
+
+func (errMarshaler) MarshalBencode() ([]byte, error) { return nil, errors.New("refused") }
+
+// ptrMarshaler has a Marshaler method on its pointer only.
+type ptrMarshaler struct{ n int }
+
+func (p *ptrMarshaler) MarshalBencode() ([]byte, error) { return []byte("3:ptr"), nil }
+
+func TestMarshal(t *testing.T) {
+	long := strings.Repeat("x", longString+1)
+	tests := []struct {
+		in   any
+		want string
+	}{
+		{42, "i42e"},
+		{int8(-5), "i-5e"},
+		{uint64(18446744073709551615), "i18446744073709551615e"},
+		{true, "i1e"},
+		{false, "i0e"},
+		{"abc", "3:abc"},
+		{"", "0:"},
+		{[]byte{0, 1}, "2:\x00\x01"},
+		{[2]byte{'h', 'i'}, "2:hi"},
+		{[]int{1, 2}, "li1ei2ee"},
+		{[]int(nil), "le"},
+		{[2]string{"a", "b"}, "l1:a1:be"},
+		{map[string]int{"b": 2, "a": 1, "": 0}, "d0:i0e1:ai1e1:bi2ee"},
+		{map[string]any{"b": []any{int64(1), "x"}, "a\x00c": 1, "a\x00b": 2}, "d3:a\x00bi2e3:a\x00ci1e1:bli1e1:xee"},
+		{map[string]int(nil), "de"},
+		{mustBig("-123456789012345678901234567890"), "i-123456789012345678901234567890e"},
+		{*mustBig("123456789012345678901234567890"), "i123456789012345678901234567890e"},
+		{tagged{Name: "x", Skipped: "y", Plain: 3, private: 4}, "d5:Plaini3e4:name1:xe"},
+		{tagged{Name: "x", Length: 5}, "d5:Plaini0e6:lengthi5e4:name1:xe"},
+		{embedded{Inner{"x", "y"}, nil, "o"}, "d1:a1:x1:b1:y5:outer1:oe"},
+		{embedded{Inner{"x", "y"}, &PtrInner{"z"}, "o"}, "d1:a1:x1:b1:y1:c1:z5:outer1:oe"},
+		{conflict{Inner{"x", "y"}, 2}, "d1:a1:x1:bi2ee"},
+		{struct {
+			P *int `bencode:"p"`
+			I any  `bencode:"i"`
+		}{}, "de"},
+		{struct {
+			P *int `bencode:"p"`
+			I any  `bencode:"i"`
+		}{ptr(1), "s"}, "d1:i1:s1:pi1ee"},
+		{struct {
+			S []int        `bencode:"s,omitempty"`
+			M map[string]a `bencode:"m,omitempty"`
+			N int          `bencode:"n,omitempty"`
+			B bool         `bencode:"b,omitempty"`
+		}{}, "de"},
+		{RawMessage("li1ee"), "li1ee"},
+		{map[string]RawMessage{"a": RawMessage("d1:bi1e1:ai2ee")}, "d1:ad1:bi1e1:ai2eee"},
+		{upper("ABC"), "3:abc"},
+		{&ptrMarshaler{}, "3:ptr"},
+		{[]ptrMarshaler{{}}, "l3:ptre"},
+		{node{Kids: []node{{}, {Kids: []node{{}}}}}, "d1:klded1:kldeeeee"},
+		{long, "1025:" + long},
+		{[]any{[]byte(long), long, RawMessage("1025:" + long)}, "l1025:" + long + "1025:" + long + "1025:" + long + "e"},
+	}
+	for _, tt := range tests {
+		got, err := Marshal(tt.in)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Marshal(%#v) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+type a = int
+
+func TestMarshalErrors(t *testing.T) {
+	type cyclic struct {
+		Next *cyclic `bencode:"n"`
+	}
+	c := &cyclic{}
+	c.Next = c
+	var nilMarshaler *ptrMarshaler
+	tests := []struct {
+		in   any
+		want any // a pointer to the error type expected
+	}{
+		{nil, new(*UnsupportedValueError)},
+		{[]any{nil}, new(*UnsupportedValueError)},
+		{(*int)(nil), new(*UnsupportedValueError)},
+		{[]*int{nil}, new(*UnsupportedValueError)},
+		{[]error{nil}, new(*UnsupportedValueError)},
+		{nilMarshaler, new(*UnsupportedValueError)},
+		{1.5, new(*UnsupportedTypeError)},
+		{map[int]int{1: 1}, new(*UnsupportedTypeError)},
+		{[]chan int{nil}, new(*UnsupportedTypeError)},
+		{c, new(*UnsupportedValueError)},
+		{badMarshaler{"i1"}, new(*MarshalerError)},
+		{badMarshaler{"i1ei2e"}, new(*MarshalerError)},
+		{badMarshaler{""}, new(*MarshalerError)},
+		{errMarshaler{}, new(*MarshalerError)},
+		{RawMessage(nil), new(*MarshalerError)},
+		{RawMessage("x"), new(*MarshalerError)},
+	}
+	for _, tt := range tests {
+		_, err := Marshal(tt.in)
+		if err == nil || !errors.As(err, tt.want) || !strings.HasPrefix(err.Error(), "bencode: ") {
+			t.Errorf("Marshal(%T): got %v, want a %T", tt.in, err, tt.want)
+		}
+	}
+	var me *MarshalerError
+	if _, err := Marshal(errMarshaler{}); !errors.As(err, &me) || errors.Unwrap(err).Error() != "refused" {
+		t.Errorf("MarshalerError does not wrap the cause: %v", err)
+	}
+}
+
+func TestEncoder(t *testing.T) {
+	var buf bytes.Buffer
+	enc := NewEncoder(&buf)
+	long := strings.Repeat("y", 2*longString)
+	for _, v := range []any{1, "a", map[string]any{"k": long}} {
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "i1e1:ad1:k2048:" + long + "e"
+	if buf.String() != want {
+		t.Errorf("got %q", buf.String())
+	}
+	if err := enc.Encode(1.5); err == nil {
+		t.Error("Encode(1.5) succeeded")
+	}
+	ew := NewEncoder(iotest.TruncateWriter(failWriter{}, 0))
+	if err := ew.Encode(long); err != nil {
+		t.Errorf("Encode to a writer that drops everything: %v", err)
+	}
+	if err := NewEncoder(failWriter{}).Encode(map[string]any{"a": long, "b": 1}); err == nil {
+		t.Error("Encode ignored a write error")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("write failed") }
+
+func TestMarshalBigIntValueInInterface(t *testing.T) {
+	var v any = *big.NewInt(-7)
+	if got, err := Marshal(v); err != nil || string(got) != "i-7e" {
+		t.Errorf("got %q, %v", got, err)
+	}
+}
