@@ -53,12 +53,11 @@ func (d *Decoder) Decode(v any) error {
 	if err != nil {
 		return err
 	}
-	value := d.buf[:n]
-	base := d.scan.base
+	err = d.opts.decode(d.buf[:n], d.scan.base, v)
 	d.buf = d.buf[:copy(d.buf, d.buf[n:])]
 	d.scan.base += int64(n)
 	d.scan.data, d.scan.off = d.buf, 0
-	return d.opts.decode(value, base, v)
+	return err
 }
 
 // frame reads until d.buf holds a complete value and returns its length.
