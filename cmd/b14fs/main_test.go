@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -39,17 +40,20 @@ func TestScripts(t *testing.T) {
 	plugins := t.TempDir()
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"status": status},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"status": status, "waitfor": waitFor},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PLUGINS", plugins)
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond != "plugins" {
-				return false, fmt.Errorf("unknown condition %q", cond)
+			switch cond {
+			case "plugins":
+				err := buildPlugins(plugins)
+				return err == nil, err
+			case "fuse":
+				return fuseAvailable(), nil
 			}
-			err := buildPlugins(plugins)
-			return err == nil, err
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }
@@ -78,6 +82,29 @@ func buildPlugins(dir string) error {
 		}
 	})
 	return pluginsErr
+}
+
+// fuseAvailable reports whether this machine can mount FUSE file systems.
+func fuseAvailable() bool {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return false
+	}
+	_, err := exec.LookPath("fusermount3")
+	return err == nil
+}
+
+// waitfor PATH waits up to ten seconds for PATH to exist (! waitfor: to
+// stop existing).
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitfor PATH")
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); (err == nil) != neg {
+			return
+		}
+	}
+	ts.Fatalf("waited 10s for %s to %s", args[0], map[bool]string{false: "appear", true: "go away"}[neg])
 }
 
 // status N PROG ARGS... runs PROG and checks that it exits with code N.

@@ -43,6 +43,7 @@ Encoding runs the stages left to right, decoding right to left.`,
 		newCodecCommand(reg, std, encodeDirection),
 		newCodecCommand(reg, std, decodeDirection),
 		newCodecsCommand(reg, std),
+		newMountCommand(reg, std),
 	)
 	return root
 }

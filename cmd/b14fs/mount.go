@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+	"github.com/spf13/cobra"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/mount"
+	"github.com/b14fs/b14fs/transform"
+)
+
+func newMountCommand(reg *core.Registry, std stdio) *cobra.Command {
+	var chain, suffix, ext string
+	var showAll bool
+	cmd := &cobra.Command{
+		Use:   "mount [-c CHAIN] DIR MOUNTPOINT",
+		Short: "Mount DIR at MOUNTPOINT with its encoded files shown decoded (FUSE)",
+		Long: `Mount DIR at MOUNTPOINT, read-only, through FUSE: each file of DIR stored
+encoded by CHAIN is shown decoded, under its name without the codec's suffix
+(notes.txt for a stored notes.txt.b14). b14fs serves the mount until it gets
+SIGINT or SIGTERM, or until MOUNTPOINT is unmounted (fusermount3 -u).`,
+		Example: "  b14fs mount ~/vault /mnt/plain\n" +
+			"  b14fs mount -c bencode --ext .torrent=.json ~/torrents /mnt/json",
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			codec, err := transform.New(reg, chain)
+			if err != nil {
+				return err
+			}
+			var opts []fsx.Option
+			switch {
+			case ext != "":
+				stored, shown, ok := strings.Cut(ext, "=")
+				if !ok || !strings.HasPrefix(stored, ".") || !strings.HasPrefix(shown, ".") {
+					return usageError{fmt.Errorf("--ext %q: want .STORED=.SHOWN", ext)}
+				}
+				opts = append(opts, fsx.WithExtension(stored, shown))
+			case cmd.Flags().Changed("suffix"):
+				opts = append(opts, fsx.WithSuffix(suffix))
+			}
+			if showAll {
+				opts = append(opts, fsx.ShowUnmapped())
+			}
+			return serveMount(std, a[0], a[1], fsx.New(afero.NewBasePathFs(afero.NewOsFs(), a[0]), codec, opts...))
+		},
+	}
+	cmd.Flags().StringVarP(&chain, "chain", "c", defaultChain, "the chain the files of DIR are encoded with")
+	cmd.Flags().StringVar(&suffix, "suffix", "", "the suffix of stored names (default: the codec's own, such as .b14)")
+	cmd.Flags().StringVar(&ext, "ext", "", "show stored `.STORED=.SHOWN` names with the extension replaced")
+	cmd.Flags().BoolVar(&showAll, "show-all", false, "show the other files of DIR too, as they are")
+	return cmd
+}
+
+// serveMount mounts fsys at mountpoint and serves it until a signal comes or
+// the mount goes away.
+func serveMount(std stdio, dir, mountpoint string, fsys afero.Fs) error {
+	if fi, err := os.Stat(dir); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	srv, err := mount.Mount(fsys, mountpoint, dir)
+	if err != nil {
+		return fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	fmt.Fprintf(std.err, "b14fs: %s mounted at %s; Ctrl-C or SIGTERM unmounts\n", dir, mountpoint)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	done := make(chan struct{})
+	go func() {
+		srv.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-sig:
+	}
+	if err := srv.Unmount(); err != nil {
+		return fmt.Errorf("unmount %s: %w", mountpoint, err)
+	}
+	<-done
+	return nil
+}
