@@ -12,7 +12,25 @@ const (
 	// encodedChunk is how many encoded bytes a stream reads at a time: whole
 	// groups of both forms (8 and 12 bytes).
 	encodedChunk = 56 * 672
+	// decodeBufLen is the room for the decoding of a chunk.
+	decodeBufLen = encodedChunk/8*7 + 7
 )
+
+// encodeBufLen returns the room for the encoding of a chunk and of a group
+// before it, byte order mark included.
+func encodeBufLen(cfg config) int { return 3 + int(cfg.encodedLen(plainChunk+7)) }
+
+// A countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
 
 // An Encoder is a reader whose content is the encoding of another reader's,
 // as NewEncoder makes it.
@@ -24,6 +42,7 @@ type Encoder struct {
 	out     []byte // encoded bytes not yet returned, within buf
 	started bool   // the byte order mark (if any) has been produced
 	eof     bool   // r has ended and the tail is encoded
+	err     error  // the error that ended a WriteTo through r's WriteTo
 }
 
 // NewEncoder returns a reader of the raw UTF-16BE encoding of r's content,
@@ -47,7 +66,10 @@ func (e *Encoder) Reset(r io.Reader) {
 func (e *Encoder) Read(p []byte) (int, error) {
 	var err error
 	for len(e.out) == 0 && err == nil {
-		if e.eof {
+		switch {
+		case e.err != nil:
+			return 0, e.err
+		case e.eof:
 			return 0, io.EOF
 		}
 		err = e.fill()
@@ -57,34 +79,58 @@ func (e *Encoder) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteTo writes the rest of the encoding to w, for io.Copy.
+// WriteTo writes the rest of the encoding to w, for io.Copy. When the
+// source is an io.WriterTo (such as a *bytes.Reader), it encodes straight
+// from what the source writes, without copying it first.
 func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
-	var total int64
+	cw := &countWriter{w: w}
 	for {
 		if len(e.out) > 0 {
-			n, err := w.Write(e.out)
-			total += int64(n)
+			n, err := cw.Write(e.out)
 			e.out = e.out[n:]
 			if err != nil {
-				return total, err
+				return cw.n, err
 			}
 		}
-		if e.eof {
-			return total, nil
+		switch {
+		case e.err != nil:
+			return cw.n, e.err
+		case e.eof:
+			return cw.n, nil
+		}
+		if wt, ok := e.r.(io.WriterTo); ok {
+			return cw.n, e.handOff(wt, cw)
 		}
 		if err := e.fill(); err != nil && len(e.out) == 0 {
-			return total, err
+			return cw.n, err
 		}
 	}
+}
+
+// handOff encodes the rest of the source through an EncodeWriter that
+// carries on e's state, and ends e.
+func (e *Encoder) handOff(src io.WriterTo, w io.Writer) error {
+	ew := &EncodeWriter{w: w, enc: e.enc, started: e.started, buf: e.buf}
+	ew.npart = copy(ew.part[:], e.in)
+	e.in = e.in[:0]
+	_, err := src.WriteTo(ew)
+	if err == nil {
+		err = ew.Close()
+	}
+	e.enc, e.started, e.buf = ew.enc, ew.started, ew.buf
+	e.eof, e.err = true, err
+	return err
 }
 
 // fill reads from e.r once and encodes what it can into e.out: whole groups,
 // or everything with the tail at the end of e.r. It returns e.r's error,
 // other than io.EOF.
 func (e *Encoder) fill() error {
-	if e.buf == nil {
+	if e.in == nil {
 		e.in = make([]byte, 0, plainChunk)
-		e.buf = make([]byte, 3+e.enc.cfg.encodedLen(plainChunk))
+	}
+	if e.buf == nil {
+		e.buf = make([]byte, encodeBufLen(e.enc.cfg))
 	}
 	n, err := e.r.Read(e.in[len(e.in):cap(e.in)])
 	e.in = e.in[:len(e.in)+n]
@@ -114,6 +160,7 @@ type Decoder struct {
 	buf []byte // room for the decoding of a chunk
 	out []byte // decoded bytes not yet returned, within buf
 	eof bool   // r has ended and all of it is decoded
+	err error  // the error that ended a WriteTo through r's WriteTo
 }
 
 // NewDecoder returns a reader of the decoding of r's content, in either
@@ -138,7 +185,10 @@ func (d *Decoder) Reset(r io.Reader) {
 func (d *Decoder) Read(p []byte) (int, error) {
 	var err error
 	for len(d.out) == 0 && err == nil {
-		if d.eof {
+		switch {
+		case d.err != nil:
+			return 0, d.err
+		case d.eof:
 			return 0, io.EOF
 		}
 		err = d.fill()
@@ -148,33 +198,59 @@ func (d *Decoder) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteTo writes the rest of the decoding to w, for io.Copy.
+// WriteTo writes the rest of the decoding to w, for io.Copy. When the
+// source is an io.WriterTo (such as a *bytes.Reader), it decodes straight
+// from what the source writes, without copying it first.
 func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
-	var total int64
+	cw := &countWriter{w: w}
 	for {
 		if len(d.out) > 0 {
-			n, err := w.Write(d.out)
-			total += int64(n)
+			n, err := cw.Write(d.out)
 			d.out = d.out[n:]
 			if err != nil {
-				return total, err
+				return cw.n, err
 			}
 		}
-		if d.eof {
-			return total, nil
+		switch {
+		case d.err != nil:
+			return cw.n, d.err
+		case d.eof:
+			return cw.n, nil
+		}
+		if wt, ok := d.r.(io.WriterTo); ok && d.dec.err == nil {
+			return cw.n, d.handOff(wt, cw)
 		}
 		if err := d.fill(); err != nil && len(d.out) == 0 {
-			return total, err
+			return cw.n, err
 		}
 	}
+}
+
+// handOff decodes the rest of the source through a DecodeWriter that carries
+// on d's state, and ends d.
+func (d *Decoder) handOff(src io.WriterTo, w io.Writer) error {
+	dw := &DecodeWriter{w: w, dec: d.dec, buf: d.buf}
+	_, err := dw.Write(d.in)
+	d.in = d.in[:0]
+	if err == nil {
+		_, err = src.WriteTo(dw)
+	}
+	if err == nil {
+		err = dw.Close()
+	}
+	d.dec, d.buf = dw.dec, dw.buf
+	d.eof, d.err = true, err
+	return err
 }
 
 // fill reads from d.r once and decodes what it can into d.out. It returns
 // d.r's error other than io.EOF, or the data error.
 func (d *Decoder) fill() error {
-	if d.buf == nil {
+	if d.in == nil {
 		d.in = make([]byte, 0, encodedChunk)
-		d.buf = make([]byte, maxDecodedLen(encodedChunk))
+	}
+	if d.buf == nil {
+		d.buf = make([]byte, decodeBufLen)
 	}
 	if d.dec.err != nil {
 		return d.dec.err

@@ -221,3 +221,123 @@ func TestStreamDecodeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReadThenWriteTo reads the start of a stream with Read, then the rest
+// with io.Copy, which hands the rest of a *bytes.Reader to a push stream.
+func TestReadThenWriteTo(t *testing.T) {
+	for _, cfg := range configs {
+		for _, src := range streamInputs() {
+			enc := encodeWith(cfg, src)
+			for _, first := range []int{1, 5, 13, 1000} {
+				e := newEncoder(bytes.NewReader(src), cfg)
+				got := make([]byte, first)
+				n, _ := io.ReadFull(e, got)
+				var rest bytes.Buffer
+				m, err := io.Copy(&rest, e)
+				got = append(got[:n], rest.Bytes()...)
+				if err != nil || m != int64(rest.Len()) || !bytes.Equal(got, enc) {
+					t.Errorf("%+v, %d bytes, Read %d then io.Copy: encoder differs from one-shot (err %v)", cfg, len(src), first, err)
+				}
+				d := newDecoder(bytes.NewReader(enc), cfg)
+				got = make([]byte, first)
+				n, _ = io.ReadFull(d, got)
+				rest.Reset()
+				m, err = io.Copy(&rest, d)
+				got = append(got[:n], rest.Bytes()...)
+				if err != nil || m != int64(rest.Len()) || !bytes.Equal(got, src) {
+					t.Errorf("%+v, %d bytes, Read %d then io.Copy: decoder differs from input (err %v)", cfg, len(src), first, err)
+				}
+			}
+		}
+	}
+}
+
+// errWriter fails every write.
+type errWriter struct{}
+
+func (errWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+func TestWriteErrors(t *testing.T) {
+	src := bytes.Repeat([]byte("1234567"), 10000)
+	enc := Encode(src)
+	readers := []struct {
+		name string
+		r    io.Reader
+	}{
+		{"Encoder", NewEncoder(bytes.NewReader(src))},
+		{"Decoder", NewDecoder(bytes.NewReader(enc))},
+		{"Encoder without WriterTo source", NewEncoder(iotest.HalfReader(bytes.NewReader(src)))},
+		{"Decoder without WriterTo source", NewDecoder(iotest.HalfReader(bytes.NewReader(enc)))},
+	}
+	for _, r := range readers {
+		if _, err := io.Copy(errWriter{}, r.r); !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("%s: io.Copy to a failing writer: %v", r.name, err)
+		}
+	}
+	writers := []struct {
+		name string
+		w    io.WriteCloser
+		in   []byte
+	}{
+		{"EncodeWriter", NewEncodeWriter(errWriter{}), src},
+		{"DecodeWriter", NewDecodeWriter(errWriter{}), enc},
+	}
+	for _, w := range writers {
+		if _, err := w.w.Write(w.in); !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("%s: Write to a failing writer: %v", w.name, err)
+		}
+		if _, err := w.w.Write(w.in); !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("%s: second Write to a failing writer: %v", w.name, err)
+		}
+		if err := w.w.Close(); !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("%s: Close after a failed write: %v", w.name, err)
+		}
+	}
+}
+
+func TestWriteAfterClose(t *testing.T) {
+	for _, w := range []io.WriteCloser{NewEncodeWriter(io.Discard), NewDecodeWriter(io.Discard)} {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte("x")); err == nil {
+			t.Errorf("%T: Write after Close: no error", w)
+		}
+		if err := w.Close(); err != nil {
+			t.Errorf("%T: second Close: %v", w, err)
+		}
+	}
+}
+
+func TestReset(t *testing.T) {
+	src := []byte("hello, world")
+	enc := Encode(src)
+	e := NewEncoder(bytes.NewReader([]byte("other input")))
+	io.ReadAll(e)
+	e.Reset(bytes.NewReader(src))
+	if got, err := io.ReadAll(e); err != nil || !bytes.Equal(got, enc) {
+		t.Errorf("Encoder after Reset: % X, %v", got, err)
+	}
+	d := NewDecoder(bytes.NewReader([]byte{0}))
+	io.ReadAll(d)
+	d.Reset(bytes.NewReader(enc))
+	if got, err := io.ReadAll(d); err != nil || !bytes.Equal(got, src) {
+		t.Errorf("Decoder after Reset: %q, %v", got, err)
+	}
+	var buf bytes.Buffer
+	ew := NewEncodeWriter(io.Discard)
+	ew.Write([]byte("abc"))
+	ew.Reset(&buf)
+	ew.Write(src)
+	if err := ew.Close(); err != nil || !bytes.Equal(buf.Bytes(), enc) {
+		t.Errorf("EncodeWriter after Reset: % X, %v", buf.Bytes(), err)
+	}
+	buf.Reset()
+	dw := NewDecodeWriter(io.Discard)
+	dw.Write([]byte{0, 0})
+	dw.Reset(&buf)
+	dw.Write(enc)
+	if err := dw.Close(); err != nil || !bytes.Equal(buf.Bytes(), src) {
+		t.Errorf("DecodeWriter after Reset: %q, %v", buf.Bytes(), err)
+	}
+}

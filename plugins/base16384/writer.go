@@ -45,7 +45,7 @@ func (e *EncodeWriter) Write(p []byte) (int, error) {
 		return 0, e.err
 	}
 	if e.buf == nil {
-		e.buf = make([]byte, 3+e.enc.cfg.encodedLen(plainChunk+7))
+		e.buf = make([]byte, encodeBufLen(e.enc.cfg))
 	}
 	total := len(p)
 	o := e.header()
@@ -107,7 +107,8 @@ func (e *EncodeWriter) flush(n int) error {
 }
 
 // carryCap bounds the input a DecodeWriter keeps between writes; a write
-// shorter than carryMin goes through that carry.
+// shorter than carryMin goes through that carry. carryCap is at most
+// encodedChunk, so decodeBufLen has room for a carry's decoding.
 const (
 	carryCap = 256
 	carryMin = 64
@@ -149,9 +150,11 @@ func (d *DecodeWriter) Write(p []byte) (int, error) {
 	if d.err != nil {
 		return 0, d.err
 	}
-	if d.buf == nil {
+	if d.carry == nil {
 		d.carry = make([]byte, 0, carryCap)
-		d.buf = make([]byte, maxDecodedLen(max(encodedChunk, carryCap)))
+	}
+	if d.buf == nil {
+		d.buf = make([]byte, decodeBufLen)
 	}
 	total := len(p)
 	for len(p) > 0 {
