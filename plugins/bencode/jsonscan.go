@@ -196,7 +196,7 @@ func (s *jsonScanner) short(start, at int, escaped bool, what string) (Token, er
 		s.resumeAt, s.resumePos, s.escaped = s.base+int64(start), s.base+int64(at), escaped
 		return Token{}, errShort
 	}
-	return Token{}, s.fail(len(s.data), "unterminated %s (started at byte offset %d)", what, s.base+int64(start))
+	return Token{}, s.fail(len(s.data), "unterminated %s starting at byte %d", what, s.base+int64(start))
 }
 
 func (s *jsonScanner) number(start int) (Token, error) {

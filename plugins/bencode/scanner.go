@@ -328,7 +328,7 @@ func (s *Scanner) short(start int, msg string) (Token, error) {
 	if !s.atEOF {
 		return Token{}, errShort
 	}
-	return Token{}, s.fail(len(s.data), "%s (started at byte offset %d)", msg, s.base+int64(start))
+	return Token{}, s.fail(len(s.data), "%s starting at byte %d", msg, s.base+int64(start))
 }
 
 const maxInt = int(^uint(0) >> 1)
