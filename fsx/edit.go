@@ -102,7 +102,7 @@ func (s *streamEdit) plain() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := newSource(s.f.fsys.codec, s.tmp, info.Size())
+	src, err := newSource(s.f.fsys.decoders, s.tmp, info.Size())
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (f *file) load() error {
 	}
 	info, err := bf.Stat()
 	if err == nil {
-		f.src, err = newSource(f.fsys.codec, bf, info.Size())
+		f.src, err = newSource(f.fsys.decoders, bf, info.Size())
 	}
 	if err != nil {
 		bf.Close()

@@ -36,6 +36,7 @@ import (
 type Fs struct {
 	base         afero.Fs
 	codec        core.Codec
+	decoders     *decoders
 	names        mapping
 	showUnmapped bool
 
@@ -74,7 +75,7 @@ func ShowUnmapped() Option {
 // suggested suffix when c is a core.Suffixer, and under their own names
 // otherwise.
 func New(base afero.Fs, c core.Codec, opts ...Option) *Fs {
-	f := &Fs{base: base, codec: c}
+	f := &Fs{base: base, codec: c, decoders: &decoders{codec: c}}
 	if s, ok := c.(core.Suffixer); ok {
 		f.names = mapping{stored: s.Suffix()}
 	}

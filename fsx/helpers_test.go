@@ -47,7 +47,7 @@ func randomBytes(n int, seed uint64) []byte {
 // and more than one internal buffer.
 var sizes = []int{0, 1, 2, 3, 4, 6, 7, 8, 13, 14, 15, 100, 4096, 70001}
 
-func mustWrite(t *testing.T, fsys afero.Fs, name string, p []byte) {
+func mustWrite(t testing.TB, fsys afero.Fs, name string, p []byte) {
 	t.Helper()
 	if err := afero.WriteFile(fsys, name, p, 0o644); err != nil {
 		t.Fatal(err)

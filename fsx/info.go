@@ -35,7 +35,7 @@ func (f *Fs) decodedInfo(name, path string) (os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := newSource(f.codec, bf, stored.Size())
+	src, err := newSource(f.decoders, bf, stored.Size())
 	if err != nil {
 		return nil, err
 	}

@@ -15,14 +15,14 @@ import (
 // parallel. Other codecs decode from the start of the file; a read that
 // continues where the previous one stopped reuses its decoder.
 type source struct {
-	codec  core.Codec
+	dec    *decoders
 	at     *lockedReaderAt
 	stored int64        // the stored size
 	layout *core.Layout // nil unless codec is a core.BlockCodec
 
-	mu   sync.Mutex // guards the fields below
-	size int64      // the decoded size, -1 until known
-	cur  io.Reader  // a decoder positioned at plain offset pos, or nil
+	mu   sync.Mutex     // guards the fields below
+	size int64          // the decoded size, -1 until known
+	cur  *shiftedErrors // a decoder positioned at plain offset pos, or nil
 	pos  int64
 }
 
@@ -43,13 +43,13 @@ func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // newSource returns the decoded content by c of the stored stream read from
 // r, which holds size bytes. An empty stored file is an empty file, whatever
 // the codec.
-func newSource(c core.Codec, r io.ReaderAt, size int64) (*source, error) {
-	s := &source{codec: c, at: &lockedReaderAt{r: r}, stored: size, size: -1}
+func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
+	s := &source{dec: c, at: &lockedReaderAt{r: r}, stored: size, size: -1}
 	if size == 0 {
 		s.size = 0
 		return s, nil
 	}
-	if bc, ok := c.(core.BlockCodec); ok {
+	if bc, ok := c.codec.(core.BlockCodec); ok {
 		l, err := bc.Layout(s.at, size)
 		if err != nil {
 			return nil, err
@@ -78,16 +78,37 @@ func (s *source) Size() (int64, error) {
 }
 
 // decoder returns a decoder of the stored bytes in [enc, end).
-func (s *source) decoder(enc, end int64) io.Reader {
-	r := s.codec.NewDecodeReader(io.NewSectionReader(s.at, enc, end-enc))
-	if enc == 0 {
-		return r
+func (s *source) decoder(enc, end int64) *shiftedErrors {
+	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc)
+}
+
+// decoders makes a codec's decoders, reusing them when they are
+// core.ReaderResetters.
+type decoders struct {
+	codec core.Codec
+	pool  sync.Pool // of *shiftedErrors holding a core.ReaderResetter
+}
+
+// get returns a decoder of r, which starts at offset base of a stored file.
+func (d *decoders) get(r io.Reader, base int64) *shiftedErrors {
+	if s, ok := d.pool.Get().(*shiftedErrors); ok {
+		s.r.(core.ReaderResetter).Reset(r)
+		s.base = base
+		return s
 	}
-	return &shiftedErrors{r: r, base: enc}
+	return &shiftedErrors{r: d.codec.NewDecodeReader(r), base: base}
+}
+
+// put makes a decoder from get available for reuse.
+func (d *decoders) put(s *shiftedErrors) {
+	if _, ok := s.r.(core.ReaderResetter); ok {
+		s.r.(core.ReaderResetter).Reset(nil)
+		d.pool.Put(s)
+	}
 }
 
 // shiftedErrors adds base to the offset of the *core.DataError a decoder
-// started base bytes into a stored file returns, so the error names the
+// started base bytes into a stored file returns, so that the error names the
 // offset in the file.
 type shiftedErrors struct {
 	r    io.Reader
@@ -97,7 +118,7 @@ type shiftedErrors struct {
 func (s *shiftedErrors) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	var de *core.DataError
-	if errors.As(err, &de) {
+	if s.base != 0 && errors.As(err, &de) {
 		err = &core.DataError{Codec: de.Codec, Offset: de.Offset + s.base, Err: de.Err}
 	}
 	return n, err
@@ -125,10 +146,14 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	if off >= l.Size {
 		return 0, io.EOF
 	}
+	if len(p) == 0 {
+		return 0, nil
+	}
 	enc, plain := l.EncodedOffset(off)
 	dec := s.decoder(enc, s.blocksEnd(off+int64(len(p))))
-	if _, err := io.CopyN(io.Discard, dec, off-plain); err != nil {
-		return 0, noEOF(err)
+	defer s.dec.put(dec)
+	if err := discard(dec, off-plain, p); err != nil {
+		return 0, err
 	}
 	n, err := io.ReadFull(dec, p)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -138,6 +163,18 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// discard reads and drops n bytes from r, using buf as scratch space.
+func discard(r io.Reader, n int64, buf []byte) error {
+	for n > 0 {
+		m, err := io.ReadFull(r, buf[:min(int64(len(buf)), n)])
+		n -= int64(m)
+		if err != nil {
+			return noEOF(err)
+		}
+	}
+	return nil
 }
 
 // blocksEnd returns the stored offset where the blocks holding the plain
@@ -185,16 +222,18 @@ func (s *source) seekLocked(off int64) error {
 	if s.size >= 0 && off >= s.size {
 		return io.EOF
 	}
-	var from int64
+	var from, enc int64
 	switch {
 	case s.layout != nil:
-		var enc int64
 		enc, from = s.layout.EncodedOffset(off)
-		s.cur = s.decoder(enc, s.stored)
 	case s.cur != nil && s.pos <= off:
 		from = s.pos
-	default:
-		s.cur = s.decoder(0, s.stored)
+	}
+	if s.cur == nil || s.pos != from {
+		if s.cur != nil {
+			s.dec.put(s.cur)
+		}
+		s.cur = s.decoder(enc, s.stored)
 	}
 	s.pos = from
 	n, err := io.CopyN(io.Discard, s.cur, off-from)

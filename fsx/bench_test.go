@@ -1,0 +1,219 @@
+package fsx_test
+
+import (
+	"io"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/spf13/afero"
+)
+
+const (
+	seqSize   = 1 << 20 // the size of the files read and written whole
+	chunkSize = 64 << 10
+	bigSize   = 256 << 20 // the size of the file read at random offsets
+	readSize  = 4 << 10
+)
+
+// drain reads r to its end in chunkSize reads, as a program copying a file
+// would (without io.WriterTo, so that the bare codec and fsx read alike).
+func drain(b *testing.B, r io.Reader, buf []byte) {
+	for {
+		_, err := r.Read(buf)
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchBases returns the bases the sequential benchmarks run over.
+func benchBases(b *testing.B) []struct {
+	name string
+	fs   afero.Fs
+} {
+	return []struct {
+		name string
+		fs   afero.Fs
+	}{
+		{"mem", afero.NewMemMapFs()},
+		{"os", afero.NewBasePathFs(afero.NewOsFs(), b.TempDir())},
+	}
+}
+
+// BenchmarkRead reads a 1 MiB file through fsx, and the same stored file
+// through the bare codec, over a MemMapFs and an OsFs.
+func BenchmarkRead(b *testing.B) {
+	c := base16384.NewCodec()
+	buf := make([]byte, chunkSize)
+	read := func(b *testing.B, open func() (io.Reader, io.Closer, error)) {
+		b.SetBytes(seqSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			r, f, err := open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			drain(b, r, buf)
+			f.Close()
+		}
+	}
+	for _, base := range benchBases(b) {
+		mustWrite(b, base.fs, "x.b14", encode(c, randomBytes(seqSize, 1)))
+		fsys := fsx.New(base.fs, c)
+		b.Run(base.name+"/codec", func(b *testing.B) {
+			read(b, func() (io.Reader, io.Closer, error) {
+				f, err := base.fs.Open("x.b14")
+				if err != nil {
+					return nil, nil, err
+				}
+				return c.NewDecodeReader(f), f, nil
+			})
+		})
+		b.Run(base.name+"/fsx", func(b *testing.B) {
+			read(b, func() (io.Reader, io.Closer, error) {
+				f, err := fsys.Open("x")
+				return f, f, err
+			})
+		})
+	}
+}
+
+// BenchmarkWrite writes a 1 MiB file through fsx, and the same data through
+// the bare codec into a file of the same base, over a MemMapFs and an OsFs.
+// On an OsFs, fsx also syncs the file to disk before renaming it.
+func BenchmarkWrite(b *testing.B) {
+	c := base16384.NewCodec()
+	plain := randomBytes(seqSize, 1)
+	write := func(b *testing.B, create func() (io.Writer, io.Closer, error)) {
+		b.SetBytes(seqSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			w, f, err := create()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for p := plain; len(p) > 0; p = p[min(len(p), chunkSize):] {
+				if _, err := w.Write(p[:min(len(p), chunkSize)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, base := range benchBases(b) {
+		b.Run(base.name+"/codec", func(b *testing.B) {
+			write(b, func() (io.Writer, io.Closer, error) {
+				f, err := base.fs.Create("x.b14")
+				if err != nil {
+					return nil, nil, err
+				}
+				enc := c.NewEncodeWriter(f)
+				return enc, closers{enc, f}, nil
+			})
+		})
+		fsys := fsx.New(base.fs, c)
+		b.Run(base.name+"/fsx", func(b *testing.B) {
+			write(b, func() (io.Writer, io.Closer, error) {
+				f, err := fsys.Create("x")
+				return f, f, err
+			})
+		})
+	}
+}
+
+// closers closes each of its closers in turn.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	for _, c := range cs {
+		if err := c.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var bigFile struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// bigBase returns an OsFs directory holding "big.b14", the base16384
+// encoding of bigSize pseudo-random bytes, written through fsx once per
+// test binary run.
+func bigBase(b *testing.B, c core.Codec) afero.Fs {
+	bigFile.once.Do(func() {
+		bigFile.dir, bigFile.err = os.MkdirTemp("", "fsx-bench-")
+		if bigFile.err != nil {
+			return
+		}
+		fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), bigFile.dir), c)
+		f, err := fsys.Create("big")
+		if err != nil {
+			bigFile.err = err
+			return
+		}
+		for i := range bigSize / seqSize {
+			f.Write(randomBytes(seqSize, uint64(i)))
+		}
+		bigFile.err = f.Close()
+	})
+	if bigFile.err != nil {
+		b.Fatal(bigFile.err)
+	}
+	return afero.NewBasePathFs(afero.NewOsFs(), bigFile.dir)
+}
+
+// TestMain removes the big benchmark file.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bigFile.dir != "" {
+		os.RemoveAll(bigFile.dir)
+	}
+	os.Exit(code)
+}
+
+// BenchmarkReadAt reads 4 KiB at random offsets in a 256 MiB base16384
+// file, within its first MiB (near), its last MiB (far) and anywhere.
+func BenchmarkReadAt(b *testing.B) {
+	c := base16384.NewCodec()
+	fsys := fsx.New(bigBase(b, c), c)
+	f, err := fsys.Open("big")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	ranges := []struct {
+		name       string
+		start, end int64
+	}{
+		{"near", 0, seqSize},
+		{"far", bigSize - seqSize, bigSize},
+		{"anywhere", 0, bigSize},
+	}
+	for _, r := range ranges {
+		b.Run(r.name, func(b *testing.B) {
+			rnd := rand.New(rand.NewPCG(1, 2))
+			p := make([]byte, readSize)
+			b.SetBytes(readSize)
+			b.ReportAllocs()
+			for b.Loop() {
+				off := r.start + rnd.Int64N(r.end-r.start-readSize)
+				if _, err := f.ReadAt(p, off); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
