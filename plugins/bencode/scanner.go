@@ -262,6 +262,9 @@ func (s *Scanner) key(start int, top *frame) (Token, error) {
 // str scans a string at data[start], a digit.
 func (s *Scanner) str(start int, kind Kind) (Token, error) {
 	data := s.data
+	if data[start] == '0' && start+1 < len(data) && '0' <= data[start+1] && data[start+1] <= '9' {
+		return Token{}, s.fail(start, "leading zero in string length")
+	}
 	i := start
 	n := 0
 	for ; i < len(data) && '0' <= data[i] && data[i] <= '9'; i++ {
@@ -269,9 +272,6 @@ func (s *Scanner) str(start int, kind Kind) (Token, error) {
 			return Token{}, s.fail(start, "string length overflows")
 		}
 		n = n*10 + int(data[i]-'0')
-	}
-	if data[start] == '0' && i > start+1 {
-		return Token{}, s.fail(start, "leading zero in string length")
 	}
 	if i == len(data) {
 		return s.short(start, "unterminated string length")

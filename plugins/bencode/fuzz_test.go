@@ -1,0 +1,121 @@
+package bencode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"testing"
+)
+
+// fuzzSeeds adds small hand-made inputs and, when the shared corpus is
+// there, its small files.
+func fuzzSeeds(f *testing.F) {
+	for _, s := range []string{
+		"i0e", "i-1e", "i99999999999999999999e", "0:", "3:abc", "le", "de",
+		"d1:ai1e1:bli2e3:xyzee", "d1:bi1e1:ai2ee", "d1:ai1e1:ai2ee", "i1ei2e",
+		"2:\xff\xfe", "9:base64:ab", "d2:\xff\x00le0:dee", "llleee", "i01e", "5:ab",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := testdataDirOrEmpty()
+	if dir == "" {
+		return
+	}
+	for _, class := range []string{"valid", "edge", "malformed"} {
+		for _, c := range corpusIn(dir, class) {
+			if len(c.data) <= 4096 {
+				f.Add(c.data)
+			}
+		}
+	}
+}
+
+// FuzzUnmarshal checks that decoding never panics, and that what strict
+// decoding accepts encodes back to the same bytes.
+func FuzzUnmarshal(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v any
+		if err := (DecodeOptions{Lenient: true}).Unmarshal(data, &v); err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset < 0 || se.Offset > int64(len(data)) {
+				t.Fatalf("lenient: error %v without a valid offset", err)
+			}
+		}
+		if err := Unmarshal(data, &v); err != nil {
+			return
+		}
+		out, err := Marshal(v)
+		if err != nil || !bytes.Equal(out, data) {
+			t.Fatalf("re-encoding %q gives %q, %v", data, out, err)
+		}
+	})
+}
+
+// FuzzJSON checks that bencode to JSON and back gives the same bytes, in
+// strict and in lenient mode, and that the encoder never panics on its own
+// output mangled.
+func FuzzJSON(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, c := range []*Codec{NewCodec(), {opts: DecodeOptions{Lenient: true}}} {
+			js, err := io.ReadAll(c.NewDecodeReader(bytes.NewReader(data)))
+			if err != nil {
+				continue
+			}
+			back, err := io.ReadAll(c.NewEncodeReader(bytes.NewReader(js)))
+			if err != nil || !bytes.Equal(back, data) {
+				t.Fatalf("lenient=%v: %q -> %q -> %q, %v", c.opts.Lenient, data, js, back, err)
+			}
+		}
+		// The data taken as JSON: no panic, and what encodes decodes back.
+		b, err := io.ReadAll(NewCodec().NewEncodeReader(bytes.NewReader(data)))
+		if err != nil {
+			return
+		}
+		if err := checkValue(b); err != nil {
+			t.Fatalf("JSON %q encodes to invalid bencode %q: %v", data, b, err)
+		}
+	})
+}
+
+// FuzzScanner checks that the token layer and the value layer agree: they
+// accept the same inputs, Skip spans what Unmarshal into RawMessage keeps,
+// and scanning in pieces gives the tokens scanning at once gives.
+func FuzzScanner(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, o := range []DecodeOptions{{}, {Lenient: true}, {MaxDepth: 3}} {
+			toks, scanErr := tokens(o.NewScanner(data))
+			var raw RawMessage
+			rawErr := o.Unmarshal(data, &raw)
+			var v any
+			anyErr := o.Unmarshal(data, &v)
+			if (rawErr == nil) != (anyErr == nil) {
+				t.Fatalf("%+v: RawMessage %v, any %v", o, rawErr, anyErr)
+			}
+			if !o.Lenient && (scanErr == nil) != (anyErr == nil) {
+				t.Fatalf("%+v: scanner %v, Unmarshal %v", o, scanErr, anyErr)
+			}
+			if o.Lenient && scanErr == nil && anyErr != nil && toks != "" {
+				// (Unmarshal needs a value; a lenient scanner accepts none.)
+				t.Fatalf("lenient: scanner accepts, Unmarshal says %v", anyErr)
+			}
+			if rawErr == nil && !o.Lenient && !bytes.Equal(raw, data) {
+				t.Fatalf("RawMessage %q of %q", raw, data)
+			}
+			pieces, pieceErr := scanInPieces(data, 3, o)
+			if pieces != toks || fmt.Sprint(pieceErr) != fmt.Sprint(scanErr) {
+				t.Fatalf("%+v: in pieces %q, %v; at once %q, %v", o, pieces, pieceErr, toks, scanErr)
+			}
+			if anyErr == nil {
+				var again any
+				if err := NewDecoder(bytes.NewReader(data)).Decode(&again); !o.Lenient && (err != nil || !reflect.DeepEqual(again, v)) {
+					t.Fatalf("Decoder gives %v, %v; Unmarshal %v", again, err, v)
+				}
+			}
+		}
+	})
+}
