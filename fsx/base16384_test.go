@@ -1,0 +1,93 @@
+package fsx_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/spf13/afero"
+)
+
+// TestBadDataOffset checks that a decoding error names the codec and the
+// offset of the bad data in the stored file, however far into the file a
+// read starts.
+func TestBadDataOffset(t *testing.T) {
+	c := base16384.NewCodec()
+	stored := encode(c, randomBytes(7000, 1))
+	const bad = 6000
+	stored[bad], stored[bad+1] = 0, 0 // not a base16384 unit
+	base := afero.NewMemMapFs()
+	mustWrite(t, base, "x.b14", stored)
+	fsys := fsx.New(base, c)
+	f, err := fsys.Open("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	reads := []struct {
+		name string
+		read func() error
+	}{
+		{"ReadAt at the bad block", func() error { _, err := f.ReadAt(make([]byte, 10), bad/8*7-3); return err }},
+		{"ReadAt across it", func() error { _, err := f.ReadAt(make([]byte, 2000), 4000); return err }},
+		{"Read", func() error { _, err := io.ReadAll(f); return err }},
+	}
+	for _, r := range reads {
+		err := r.read()
+		var de *core.DataError
+		if !errors.As(err, &de) || de.Codec != "base16384" || de.Offset != bad {
+			t.Errorf("%s: error %v, want a base16384 *core.DataError at offset %d", r.name, err, bad)
+		}
+		checkPathError(t, r.name, err, core.ErrInvalidData)
+	}
+	if _, err := f.ReadAt(make([]byte, 100), 0); err != nil {
+		t.Errorf("ReadAt before the bad data: %v", err)
+	}
+}
+
+// FuzzRead stores arbitrary bytes as a base16384 file and reads it through
+// fsx: it must never panic, and what it reads must be what the codec decodes.
+func FuzzRead(f *testing.F) {
+	c := base16384.NewCodec()
+	for _, n := range []int{0, 1, 6, 7, 8, 20} {
+		f.Add(encode(c, randomBytes(n, uint64(n))))
+		f.Add(encode(base16384Codec("form=utf8", "bom=true"), randomBytes(n, uint64(n))))
+	}
+	f.Add([]byte{0xFE, 0xFF})
+	f.Add([]byte{0x4E, 0x00, 0x3D, 0x07})
+	f.Add([]byte{0x3D, 0x01, 0x4E, 0x00})
+	f.Fuzz(func(t *testing.T, stored []byte) {
+		base := afero.NewMemMapFs()
+		mustWrite(t, base, "x.b14", stored)
+		fsys := fsx.New(base, c)
+		want, werr := decode(c, stored)
+		got, err := afero.ReadFile(fsys, "x")
+		if (werr == nil) != (err == nil) || err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("fsx read %x, %v; the codec decodes %x, %v", got, err, want, werr)
+		}
+		if err != nil {
+			return
+		}
+		if info, err := fsys.Stat("x"); err != nil || info.Size() != int64(len(want)) {
+			t.Fatalf("Stat = %v, %v; want size %d", info, err, len(want))
+		}
+		file, err := fsys.Open("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		for _, off := range []int{0, 1, len(want) / 2, len(want) - 1} {
+			if off < 0 || off >= len(want) {
+				continue
+			}
+			p := make([]byte, min(9, len(want)-off))
+			if _, err := file.ReadAt(p, int64(off)); err != nil && err != io.EOF || !bytes.Equal(p, want[off:off+len(p)]) {
+				t.Fatalf("ReadAt(%d) = %x, %v; want %x", off, p, err, want[off:off+len(p)])
+			}
+		}
+	})
+}
