@@ -1,0 +1,80 @@
+package fsx_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/spf13/afero"
+)
+
+// sharedTestdata returns the directory of the shared test data: the
+// B14FS_TESTDATA environment variable, or ../shared/testdata next to the
+// module root. It skips the test when the directory is absent.
+func sharedTestdata(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("B14FS_TESTDATA"); dir != "" {
+		return dir
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("shared test data not found: no go.mod above the package directory")
+		}
+		dir = parent
+	}
+	data := filepath.Join(dir, "..", "shared", "testdata")
+	if _, err := os.Stat(data); err != nil {
+		t.Skipf("shared test data not found at %s (set B14FS_TESTDATA)", data)
+	}
+	return data
+}
+
+// TestReferenceVectors reads the reference base16384 vectors (NAME.b14
+// holding the encoding of NAME.bin) through fsx over a read-only OsFs.
+func TestReferenceVectors(t *testing.T) {
+	dir := filepath.Join(sharedTestdata(t), "base16384")
+	base := afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), dir))
+	fsys := fsx.New(base, base16384.NewCodec())
+	bins, err := filepath.Glob(filepath.Join(dir, "*.bin"))
+	if err != nil || len(bins) == 0 {
+		t.Fatalf("no vectors in %s: %v", dir, err)
+	}
+	var names []string
+	for _, bin := range bins {
+		name := strings.TrimSuffix(filepath.Base(bin), ".bin")
+		want, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkContent(t, fsys, name, want)
+		f, err := fsys.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := max(1, len(want)/500) // every offset of the small vectors
+		for off := 0; off < len(want); off += step {
+			p := make([]byte, min(10, len(want)-off))
+			if _, err := f.ReadAt(p, int64(off)); err != nil || !bytes.Equal(p, want[off:off+len(p)]) {
+				t.Fatalf("%s: ReadAt(%d) = %x, %v", name, off, p, err)
+			}
+		}
+		f.Close()
+		names = append(names, name)
+	}
+	if err := fstest.TestFS(afero.NewIOFS(fsys), names...); err != nil {
+		t.Fatal(err)
+	}
+}
