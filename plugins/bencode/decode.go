@@ -19,6 +19,10 @@ type DecodeOptions struct {
 	// MaxDepth limits how deeply lists and dictionaries nest; 0 means
 	// DefaultMaxDepth.
 	MaxDepth int
+	// Copy makes the []byte and RawMessage values Unmarshal stores share one
+	// copy of its input instead of the input itself, so that the caller may
+	// reuse the input (such as a network buffer) afterwards.
+	Copy bool
 }
 
 func (o DecodeOptions) depth() int {
@@ -97,8 +101,9 @@ func Unmarshal(data []byte, v any) error {
 //   - any value into an empty interface: int64 (or *big.Int beyond 64 bits),
 //     []byte, []any, map[string]any.
 //
-// The []byte and RawMessage values Unmarshal stores share one copy of data
-// it makes when it first needs one, so data may be changed afterwards.
+// The []byte and RawMessage values Unmarshal stores (also inside an any)
+// point into data rather than copying it, unless o.Copy is set: the caller
+// must not modify data while they are in use. Strings are always copied.
 func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 	return o.decode(data, 0, v)
 }
@@ -109,7 +114,7 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &InvalidUnmarshalError{reflect.TypeOf(v)}
 	}
-	d := decodeState{data: data}
+	d := decodeState{data: data, copy: o.Copy}
 	d.scan.init(o, false)
 	d.scan.setData(data, base, true)
 	tok, err := d.nextToken()
@@ -132,13 +137,17 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 type decodeState struct {
 	scan  Scanner
 	data  []byte
-	owned []byte // a copy of data that decoded values may share
+	copy  bool   // decoded values must not share data
+	owned []byte // a copy of data that decoded values share
 	keys  *keyCache
 }
 
-// bytes returns a slice of the copy of data holding the same bytes as b, a
-// slice of data.
+// bytes returns b, a slice of data, or the same bytes in a copy of data, as
+// a slice that cannot be appended to in place.
 func (d *decodeState) bytes(b []byte) []byte {
+	if !d.copy {
+		return b[:len(b):len(b)]
+	}
 	if d.owned == nil {
 		d.owned = append([]byte(nil), d.data...)
 	}

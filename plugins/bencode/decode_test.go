@@ -222,18 +222,28 @@ func TestUnmarshalStrictAndLenient(t *testing.T) {
 	}
 }
 
-func TestUnmarshalCopiesInput(t *testing.T) {
-	data := []byte("d1:a3:abc1:bli1eee")
-	var v struct {
+func TestUnmarshalCopy(t *testing.T) {
+	type value struct {
 		A []byte     `bencode:"a"`
 		B RawMessage `bencode:"b"`
+		C any        `bencode:"c"`
 	}
-	if err := Unmarshal(data, &v); err != nil {
+	in := "d1:a3:abc1:bli1ee1:c2:xye"
+	data := []byte(in)
+	var shared, copied value
+	if err := Unmarshal(data, &shared); err != nil {
 		t.Fatal(err)
 	}
-	clear(data)
-	if string(v.A) != "abc" || string(v.B) != "li1ee" {
-		t.Errorf("values changed with the input: %q %q", v.A, v.B)
+	if err := (DecodeOptions{Copy: true}).Unmarshal(data, &copied); err != nil {
+		t.Fatal(err)
+	}
+	copy(data, strings.ToUpper(in))
+	if string(shared.A) != "ABC" || string(shared.B) != "LI1EE" || string(shared.C.([]byte)) != "XY" {
+		t.Errorf("values do not share the input: %q %q %q", shared.A, shared.B, shared.C)
+	}
+	v := copied
+	if string(v.A) != "abc" || string(v.B) != "li1ee" || string(v.C.([]byte)) != "xy" {
+		t.Errorf("values changed with the input: %q %q %q", v.A, v.B, v.C)
 	}
 	// Appending to one value must not write over another.
 	_ = append(v.A, "XXXXXX"...)

@@ -53,7 +53,9 @@ func (d *Decoder) Decode(v any) error {
 	if err != nil {
 		return err
 	}
-	err = d.opts.decode(d.buf[:n], d.scan.base, v)
+	o := d.opts
+	o.Copy = true // the buffer is reused
+	err = o.decode(d.buf[:n], d.scan.base, v)
 	d.buf = d.buf[:copy(d.buf, d.buf[n:])]
 	d.scan.base += int64(n)
 	d.scan.data, d.scan.off = d.buf, 0
