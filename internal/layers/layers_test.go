@@ -24,7 +24,8 @@ func rank(pkg string) (layer int, unit string) {
 		if name == "testcodec" {
 			return 1, "internal/testcodec" // test codecs: on core, under everything else
 		}
-		return 6, rel
+		return 5, "internal/" + name // the command's own helpers
+
 	case "transform":
 		return 3, "transform"
 	case "builtin":
@@ -32,9 +33,9 @@ func rank(pkg string) (layer int, unit string) {
 	case "fsx":
 		return 4, "fsx"
 	case "cmd":
-		return 5, rel
+		return 6, rel
 	}
-	return 6, rel
+	return 7, rel
 }
 
 func TestImportsPointDown(t *testing.T) {
@@ -90,6 +91,9 @@ func TestCheck(t *testing.T) {
 		{"fsx", "transform", true},
 		{"fsx", "cmd/b14fs", false},
 		{"cmd/b14fs", "fsx", true},
+		{"cmd/b14fs", "internal/mount", true},
+		{"internal/mount", "cmd/b14fs", false},
+		{"fsx", "internal/mount", false},
 	}
 	for _, tt := range tests {
 		pkg, imp := tt.pkg, tt.imp
