@@ -37,6 +37,7 @@ func (o DecodeOptions) NewScanner(data []byte) *Scanner {
 	s := new(Scanner)
 	s.init(o, o.Lenient)
 	s.setData(data, 0, true)
+	s.fixed = true
 	return s
 }
 
@@ -117,6 +118,7 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	d := decodeState{data: data, copy: o.Copy}
 	d.scan.init(o, false)
 	d.scan.setData(data, base, true)
+	d.scan.fixed = true
 	tok, err := d.nextToken()
 	if err == nil {
 		err = typeDecoder(rv.Type().Elem())(&d, tok, rv.Elem())

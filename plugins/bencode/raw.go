@@ -33,6 +33,7 @@ func checkValue(data []byte) error {
 	var s Scanner
 	s.init(DecodeOptions{Lenient: true}, false)
 	s.setData(data, 0, true)
+	s.fixed = true
 	for {
 		if _, err := s.next(); err != nil {
 			if err == io.EOF {

@@ -67,12 +67,13 @@ type Scanner struct {
 	base  int64 // input offset of data[0]
 	atEOF bool  // data holds all of the remaining input
 
+	fixed    bool // data is all of the input, and stays as it is
 	lenient  bool // accept unsorted and duplicate keys
 	multi    bool // accept several top-level values
 	maxDepth int
 
 	stack []frame
-	keys  []byte // the last key of every open dictionary, outermost first
+	keys  []byte // copies of the last key of every open dictionary, unless fixed
 	done  bool   // a top-level value is complete
 	err   error  // sticky error
 
@@ -84,6 +85,7 @@ type frame struct {
 	wantKey bool // the next token is a key or End
 	hasKey  bool // the dictionary has had a key
 	keyOff  int  // offset in keys of this dictionary's last key
+	key     []byte
 }
 
 // NewScanner returns a strict scanner of data with the default depth limit.
@@ -100,7 +102,7 @@ func (s *Scanner) init(o DecodeOptions, multi bool) {
 }
 
 // setData gives s the unscanned input, whose first byte is at input offset
-// base.
+// base. Unless s is fixed, earlier data may be overwritten afterwards.
 func (s *Scanner) setData(data []byte, base int64, atEOF bool) {
 	s.data, s.off, s.base, s.atEOF = data, 0, base, atEOF
 }
@@ -227,7 +229,7 @@ func (s *Scanner) open(start int, dict bool, top *frame) (Token, error) {
 }
 
 func (s *Scanner) end(start int, top *frame) (Token, error) {
-	if top.dict {
+	if top.dict && !s.fixed {
 		s.keys = s.keys[:top.keyOff]
 	}
 	s.stack = s.stack[:len(s.stack)-1]
@@ -245,14 +247,19 @@ func (s *Scanner) key(start int, top *frame) (Token, error) {
 	}
 	if !s.lenient {
 		if top.hasKey {
-			switch c := bytes.Compare(s.keys[top.keyOff:], tok.Value); {
+			switch c := bytes.Compare(top.key, tok.Value); {
 			case c == 0:
 				return Token{}, s.fail(start, "duplicate dictionary key %q", tok.Value)
 			case c > 0:
 				return Token{}, s.fail(start, "dictionary key %q out of order", tok.Value)
 			}
 		}
-		s.keys = append(s.keys[:top.keyOff], tok.Value...)
+		if s.fixed {
+			top.key = tok.Value
+		} else {
+			s.keys = append(s.keys[:top.keyOff], tok.Value...)
+			top.key = s.keys[top.keyOff:]
+		}
 	}
 	top.hasKey = true
 	top.wantKey = false
