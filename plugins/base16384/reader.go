@@ -43,6 +43,9 @@ type Encoder struct {
 	started bool   // the byte order mark (if any) has been produced
 	eof     bool   // r has ended and the tail is encoded
 	err     error  // the error that ended a WriteTo through r's WriteTo
+
+	cw countWriter  // WriteTo's destination
+	ew EncodeWriter // the push encoder handOff passes the source to
 }
 
 // NewEncoder returns a reader of the raw UTF-16BE encoding of r's content,
@@ -83,7 +86,8 @@ func (e *Encoder) Read(p []byte) (int, error) {
 // source is an io.WriterTo (such as a *bytes.Reader), it encodes straight
 // from what the source writes, without copying it first.
 func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
+	e.cw = countWriter{w: w}
+	cw := &e.cw
 	for {
 		if len(e.out) > 0 {
 			n, err := cw.Write(e.out)
@@ -110,7 +114,8 @@ func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
 // handOff encodes the rest of the source through an EncodeWriter that
 // carries on e's state, and ends e.
 func (e *Encoder) handOff(src io.WriterTo, w io.Writer) error {
-	ew := &EncodeWriter{w: w, enc: e.enc, started: e.started, buf: e.buf}
+	e.ew = EncodeWriter{w: w, enc: e.enc, started: e.started, buf: e.buf}
+	ew := &e.ew
 	ew.npart = copy(ew.part[:], e.in)
 	e.in = e.in[:0]
 	_, err := src.WriteTo(ew)
@@ -161,6 +166,9 @@ type Decoder struct {
 	out []byte // decoded bytes not yet returned, within buf
 	eof bool   // r has ended and all of it is decoded
 	err error  // the error that ended a WriteTo through r's WriteTo
+
+	cw countWriter  // WriteTo's destination
+	dw DecodeWriter // the push decoder handOff passes the source to
 }
 
 // NewDecoder returns a reader of the decoding of r's content, in either
@@ -178,7 +186,7 @@ func newDecoder(r io.Reader, cfg config) *Decoder {
 // Reset makes d decode r from the start, keeping its buffers and settings.
 func (d *Decoder) Reset(r io.Reader) {
 	d.dec.reset()
-	*d = Decoder{r: r, dec: d.dec, in: d.in[:0], buf: d.buf}
+	*d = Decoder{r: r, dec: d.dec, in: d.in[:0], buf: d.buf, dw: DecodeWriter{carry: d.dw.carry}}
 }
 
 // Read reads decoded bytes into p.
@@ -202,7 +210,8 @@ func (d *Decoder) Read(p []byte) (int, error) {
 // source is an io.WriterTo (such as a *bytes.Reader), it decodes straight
 // from what the source writes, without copying it first.
 func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
+	d.cw = countWriter{w: w}
+	cw := &d.cw
 	for {
 		if len(d.out) > 0 {
 			n, err := cw.Write(d.out)
@@ -229,7 +238,8 @@ func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
 // handOff decodes the rest of the source through a DecodeWriter that carries
 // on d's state, and ends d.
 func (d *Decoder) handOff(src io.WriterTo, w io.Writer) error {
-	dw := &DecodeWriter{w: w, dec: d.dec, buf: d.buf}
+	d.dw = DecodeWriter{w: w, dec: d.dec, buf: d.buf, carry: d.dw.carry[:0]}
+	dw := &d.dw
 	_, err := dw.Write(d.in)
 	d.in = d.in[:0]
 	if err == nil {
