@@ -2,6 +2,7 @@ package fsx
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,22 +21,63 @@ var (
 type dir struct {
 	afero.File
 	fsys    *Fs
-	name    string        // the name it was opened by
-	entries []os.FileInfo // the shown entries, loaded by the first listing
-	pos     int           // entries already returned
+	name    string     // the name it was opened by
+	entries []dirEntry // the shown entries, loaded by the first listing
+	pos     int        // entries already returned
 }
 
 // Readdir returns the next count shown entries, or all the remaining ones
-// when count <= 0, as os.File.Readdir does.
+// when count <= 0, as os.File.Readdir does. It decodes the sizes of the
+// encoded files it returns.
 func (d *dir) Readdir(count int) ([]os.FileInfo, error) {
+	entries, err := d.next(count)
+	infos := make([]os.FileInfo, len(entries))
+	for i, e := range entries {
+		info, ierr := e.Info()
+		if ierr != nil {
+			return nil, ierr
+		}
+		infos[i] = info
+	}
+	return infos, err
+}
+
+// ReadDir returns the next n shown entries, or all the remaining ones when
+// n <= 0, as fs.ReadDirFile does. The size of an encoded file is decoded
+// when its entry's Info method is called, so that a file that does not
+// decode fails there, not the listing.
+func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
+	entries, err := d.next(n)
+	if err != nil {
+		return nil, err
+	}
+	des := make([]fs.DirEntry, len(entries))
+	for i := range entries {
+		des[i] = entries[i]
+	}
+	return des, nil
+}
+
+// Readdirnames returns the names of the next n shown entries, as
+// os.File.Readdirnames does, without decoding anything.
+func (d *dir) Readdirnames(n int) ([]string, error) {
+	entries, err := d.next(n)
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names, err
+}
+
+// next returns the next count shown entries, or all the remaining ones when
+// count <= 0, listing the base directory on the first call.
+func (d *dir) next(count int) ([]dirEntry, error) {
 	if d.entries == nil {
 		infos, err := d.File.Readdir(-1)
-		if err == nil {
-			d.entries, err = d.fsys.shownEntries(d.name, infos)
-		}
 		if err != nil {
 			return nil, pathError("readdir", d.name, err)
 		}
+		d.entries = d.fsys.shownEntries(d.name, infos)
 	}
 	rest := d.entries[d.pos:]
 	if count <= 0 {
@@ -48,17 +90,6 @@ func (d *dir) Readdir(count int) ([]os.FileInfo, error) {
 	rest = rest[:min(count, len(rest))]
 	d.pos += len(rest)
 	return rest, nil
-}
-
-// Readdirnames returns the names of the next n shown entries, as
-// os.File.Readdirnames does.
-func (d *dir) Readdirnames(n int) ([]string, error) {
-	infos, err := d.Readdir(n)
-	names := make([]string, len(infos))
-	for i, info := range infos {
-		names[i] = info.Name()
-	}
-	return names, err
 }
 
 // Seek to the start restarts the listing.
@@ -77,31 +108,52 @@ func (d *dir) WriteAt([]byte, int64) (int, error) { return 0, pathError("write",
 func (d *dir) WriteString(string) (int, error)    { return 0, pathError("write", d.Name(), errIsDir) }
 func (d *dir) Truncate(int64) error               { return pathError("truncate", d.Name(), errIsDir) }
 
+// A dirEntry is a shown entry of a directory.
+type dirEntry struct {
+	fsys    *Fs
+	info    os.FileInfo // the base's
+	name    string      // the shown name
+	stored  string      // the base path
+	encoded bool
+}
+
+func (e dirEntry) Name() string      { return e.name }
+func (e dirEntry) IsDir() bool       { return e.info.IsDir() }
+func (e dirEntry) Type() fs.FileMode { return e.info.Mode().Type() }
+
+// Info returns the entry's FileInfo, decoding the size of an encoded file.
+func (e dirEntry) Info() (fs.FileInfo, error) {
+	if !e.encoded {
+		return e.info, nil
+	}
+	info, err := e.fsys.decodedInfo(e.name, e.stored)
+	if err != nil {
+		return nil, pathError("stat", filepath.Join(filepath.Dir(e.stored), e.name), err)
+	}
+	return info, nil
+}
+
+func (e dirEntry) String() string { return fs.FormatDirEntry(e) }
+
 // shownEntries turns the base entries of directory name into the shown
-// ones, sorted by name: directories, mapped files (with decoded sizes) and,
-// with ShowUnmapped, unmapped files; a mapped file wins a name over the
-// others.
-func (f *Fs) shownEntries(name string, infos []os.FileInfo) ([]os.FileInfo, error) {
-	shown := make([]os.FileInfo, 0, len(infos))
+// ones, sorted by name: directories, mapped files and, with ShowUnmapped,
+// unmapped files; a mapped file wins a name over the others.
+func (f *Fs) shownEntries(name string, infos []os.FileInfo) []dirEntry {
+	shown := make([]dirEntry, 0, len(infos))
 	mapped := make(map[string]bool)
 	for _, info := range infos {
 		base := info.Name()
+		e := dirEntry{fsys: f, info: info, name: base, stored: filepath.Join(name, base)}
 		switch s, ok := f.names.shownName(base); {
 		case info.IsDir() || f.showsUnmapped(base):
-			shown = append(shown, info)
+			shown = append(shown, e)
 		case ok:
-			di, err := f.decodedInfo(s, filepath.Join(name, base))
-			if err != nil {
-				return nil, err
-			}
-			shown = append(shown, di)
+			e.name, e.encoded = s, true
+			shown = append(shown, e)
 			mapped[s] = true
 		}
 	}
-	shown = slices.DeleteFunc(shown, func(fi os.FileInfo) bool {
-		_, isMapped := fi.(*fileInfo)
-		return !isMapped && mapped[fi.Name()]
-	})
-	slices.SortFunc(shown, func(a, b os.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
-	return shown, nil
+	shown = slices.DeleteFunc(shown, func(e dirEntry) bool { return !e.encoded && mapped[e.name] })
+	slices.SortFunc(shown, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	return shown
 }

@@ -348,4 +348,20 @@ func TestBadData(t *testing.T) {
 	checkPathError(t, "Stat of a truncated file", err, core.ErrInvalidData)
 	_, err = afero.ReadDir(fsys, ".")
 	checkPathError(t, "listing a truncated file", err, core.ErrInvalidData)
+
+	// io/fs listings and names need no decoding: only Info fails.
+	entries, err := fs.ReadDir(afero.NewIOFS(fsys), ".")
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("fs.ReadDir = %v, %v; want 2 entries", entries, err)
+	}
+	_, err = entries[1].Info()
+	checkPathError(t, "Info of a truncated file", err, core.ErrInvalidData)
+	d, err := fsys.Open(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if names, err := d.Readdirnames(-1); err != nil || !slices.Equal(names, []string{"bad", "short"}) {
+		t.Errorf("Readdirnames = %v, %v", names, err)
+	}
 }
