@@ -141,7 +141,7 @@ func anyCorpus(b *testing.B) [][]byte {
 func BenchmarkDecodeAny(b *testing.B) {
 	files := anyCorpus(b)
 	for _, l := range libs {
-		b.Run(l.name, func(b *testing.B) {
+		b.Run("lib="+l.name, func(b *testing.B) {
 			b.SetBytes(totalSize(files))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -159,7 +159,7 @@ func BenchmarkDecodeAny(b *testing.B) {
 func BenchmarkDecodeTorrent(b *testing.B) {
 	files, _ := structCorpus(b)
 	for _, l := range libs {
-		b.Run(l.name, func(b *testing.B) {
+		b.Run("lib="+l.name, func(b *testing.B) {
 			b.SetBytes(totalSize(files))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -175,15 +175,14 @@ func BenchmarkDecodeTorrent(b *testing.B) {
 }
 
 func BenchmarkEncodeTorrent(b *testing.B) {
-	files, values := structCorpus(b)
+	_, values := structCorpus(b)
 	var size int64
 	for i := range values {
 		out, _ := bencode.Marshal(&values[i])
 		size += int64(len(out))
 	}
-	_ = files
 	for _, l := range libs {
-		b.Run(l.name, func(b *testing.B) {
+		b.Run("lib="+l.name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -207,7 +206,7 @@ func BenchmarkEncodeAny(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.Run(l.name, func(b *testing.B) {
+		b.Run("lib="+l.name, func(b *testing.B) {
 			b.SetBytes(totalSize(files))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -223,7 +222,7 @@ func BenchmarkEncodeAny(b *testing.B) {
 
 func BenchmarkDHT(b *testing.B) {
 	for _, l := range libs {
-		b.Run("decode/"+l.name, func(b *testing.B) {
+		b.Run("op=decode/lib="+l.name, func(b *testing.B) {
 			b.SetBytes(int64(len(dhtQuery)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -239,7 +238,7 @@ func BenchmarkDHT(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, l := range libs {
-		b.Run("encode/"+l.name, func(b *testing.B) {
+		b.Run("op=encode/lib="+l.name, func(b *testing.B) {
 			b.SetBytes(int64(len(dhtQuery)))
 			b.ReportAllocs()
 			for b.Loop() {
