@@ -117,6 +117,7 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	}
 	d := decodeState{data: data, copy: o.Copy}
 	d.scan.init(o, false)
+	d.scan.stack = d.frames[:0]
 	d.scan.setData(data, base, true)
 	d.scan.fixed = true
 	tok, err := d.nextToken()
@@ -142,6 +143,8 @@ type decodeState struct {
 	copy  bool   // decoded values must not share data
 	owned []byte // a copy of data that decoded values share
 	keys  *keyCache
+	// frames holds the scanner's stack for the nesting of most input.
+	frames [8]frame
 }
 
 // bytes returns b, a slice of data, or the same bytes in a copy of data, as
@@ -411,7 +414,7 @@ func sliceDecoder(t reflect.Type) decoderFunc {
 				return nil
 			}
 			if i == v.Cap() {
-				v.Grow(1)
+				v.Grow(4) // from 4, then doubling: short lists are common
 			}
 			v.SetLen(i + 1)
 			ev := v.Index(i)
