@@ -61,7 +61,7 @@ func encodeAVX2() {
 		VPSHUFB(swap, x, x)
 		VMOVDQU(x, out)
 	}
-	k.loops(n, 0, step, nil)
+	k.loops(0, step, nil)
 	k.epilogue(n)
 }
 
@@ -115,7 +115,7 @@ func decodeAVX2() {
 	}
 	// The second 16-byte store of a step reaches two bytes past the step's
 	// output: keep one more group in dst.
-	k.loops(n, 1, step, check)
+	k.loops(1, step, check)
 	k.epilogue(n)
 }
 

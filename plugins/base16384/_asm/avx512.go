@@ -40,7 +40,7 @@ func encodeAVX512() {
 	}
 	// The 64-byte load of a step reads 8 bytes past the step's input: keep
 	// two more groups in src.
-	k.loops(n, 2, func(in, out Mem) {
+	k.loops(2, func(in, out Mem) {
 		x := ZMM()
 		VPERMB(in, perm, x)
 		units(x)
@@ -99,7 +99,7 @@ func decodeAVX512() {
 	}
 	// The 64-byte store of a step writes 8 bytes past the step's output:
 	// keep two more groups in dst.
-	k.loops(n, 2, func(in, out Mem) {
+	k.loops(2, func(in, out Mem) {
 		x := ZMM()
 		VPADDB(in, bias, x)
 		VPORQ(x, acc, acc)

@@ -22,11 +22,12 @@ func init() {
 }
 
 // hasAVX2 and hasAVX512 report whether the AVX2 and the AVX-512 VBMI
-// kernels can run. They follow golang.org/x/sys/cpu, so GODEBUG=cpu.avx2=off
-// turns off both and cpu.avx512=off or cpu.avx512vbmi=off the AVX-512 one.
+// kernels can run (the latter also uses BMI2's bzhi). They follow
+// golang.org/x/sys/cpu, so GODEBUG=cpu.avx2=off turns off both, and
+// cpu.avx512=off, cpu.avx512vbmi=off or cpu.bmi2=off the AVX-512 one.
 var (
 	hasAVX2   = cpu.X86.HasAVX2
-	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F &&
+	hasAVX512 = hasAVX2 && cpu.X86.HasBMI2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F &&
 		cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 )
 

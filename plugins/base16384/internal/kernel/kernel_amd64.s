@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func encodeAVX2(dst []byte, src []byte) int
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·encodeAVX2(SB), NOSPLIT, $0-56
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    src_base+24(FP), CX
@@ -19,65 +19,7 @@ TEXT ·encodeAVX2(SB), NOSPLIT, $0-56
 	VMOVDQU encAVX2Mask<>+0(SB), Y4
 	VMOVDQU encAVX2Base<>+0(SB), Y5
 	VMOVDQU swapBytes16<>+0(SB), Y6
-	CMPQ    BX, $0x00000924
-	JB      encodeAVX2_small
 
-encodeAVX2_prefetch:
-	CMPQ        DX, $0x00000010
-	JB          encodeAVX2_prefetch_done
-	PREFETCHT0  2048(CX)
-	PREFETCHT0  2112(CX)
-	VMOVDQU     (CX), X7
-	VINSERTI128 $0x01, 12(CX), Y7, Y7
-	VPSHUFB     Y0, Y7, Y8
-	VPSHUFB     Y1, Y7, Y7
-	VPMULLW     Y2, Y8, Y8
-	VPMULHUW    Y3, Y7, Y7
-	VPAND       Y4, Y8, Y8
-	VPOR        Y8, Y7, Y7
-	VPADDW      Y5, Y7, Y7
-	VPSHUFB     Y6, Y7, Y7
-	VMOVDQU     Y7, (AX)
-	VMOVDQU     28(CX), X7
-	VINSERTI128 $0x01, 40(CX), Y7, Y7
-	VPSHUFB     Y0, Y7, Y8
-	VPSHUFB     Y1, Y7, Y7
-	VPMULLW     Y2, Y8, Y8
-	VPMULHUW    Y3, Y7, Y7
-	VPAND       Y4, Y8, Y8
-	VPOR        Y8, Y7, Y7
-	VPADDW      Y5, Y7, Y7
-	VPSHUFB     Y6, Y7, Y7
-	VMOVDQU     Y7, 32(AX)
-	VMOVDQU     56(CX), X7
-	VINSERTI128 $0x01, 68(CX), Y7, Y7
-	VPSHUFB     Y0, Y7, Y8
-	VPSHUFB     Y1, Y7, Y7
-	VPMULLW     Y2, Y8, Y8
-	VPMULHUW    Y3, Y7, Y7
-	VPAND       Y4, Y8, Y8
-	VPOR        Y8, Y7, Y7
-	VPADDW      Y5, Y7, Y7
-	VPSHUFB     Y6, Y7, Y7
-	VMOVDQU     Y7, 64(AX)
-	VMOVDQU     84(CX), X7
-	VINSERTI128 $0x01, 96(CX), Y7, Y7
-	VPSHUFB     Y0, Y7, Y8
-	VPSHUFB     Y1, Y7, Y7
-	VPMULLW     Y2, Y8, Y8
-	VPMULHUW    Y3, Y7, Y7
-	VPAND       Y4, Y8, Y8
-	VPOR        Y8, Y7, Y7
-	VPADDW      Y5, Y7, Y7
-	VPSHUFB     Y6, Y7, Y7
-	VMOVDQU     Y7, 96(AX)
-	ADDQ        $0x00000070, CX
-	ADDQ        $0x00000080, AX
-	SUBQ        $0x00000010, DX
-	JMP         encodeAVX2_prefetch
-
-encodeAVX2_prefetch_done:
-encodeAVX2_small:
 encodeAVX2_x4:
 	CMPQ        DX, $0x00000010
 	JB          encodeAVX2_x4_done
@@ -199,7 +141,7 @@ DATA swapBytes16<>+24(SB)/8, $0x0e0f0c0d0a0b0809
 GLOBL swapBytes16<>(SB), RODATA|NOPTR, $32
 
 // func decodeAVX2(dst []byte, src []byte) int
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·decodeAVX2(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
@@ -213,63 +155,7 @@ TEXT ·decodeAVX2(SB), NOSPLIT, $0-56
 	VMOVDQU      decAVX2Pack<>+0(SB), Y4
 	VMOVDQU      decAVX2Test<>+0(SB), Y5
 	VPXOR        Y6, Y6, Y6
-	CMPQ         BX, $0x00000800
-	JB           decodeAVX2_small
 
-decodeAVX2_prefetch:
-	CMPQ         DX, $0x00000011
-	JB           decodeAVX2_prefetch_done
-	PREFETCHT0   2048(CX)
-	PREFETCHT0   2112(CX)
-	VPADDB       (CX), Y0, Y7
-	VPOR         Y7, Y6, Y6
-	VPSHUFB      Y1, Y7, Y7
-	VPMADDWD     Y2, Y7, Y7
-	VPMULUDQ     Y3, Y7, Y8
-	VPSRLQ       $0x20, Y7, Y7
-	VPOR         Y8, Y7, Y7
-	VPSHUFB      Y4, Y7, Y7
-	VMOVDQU      X7, (AX)
-	VEXTRACTI128 $0x01, Y7, 14(AX)
-	VPADDB       32(CX), Y0, Y7
-	VPOR         Y7, Y6, Y6
-	VPSHUFB      Y1, Y7, Y7
-	VPMADDWD     Y2, Y7, Y7
-	VPMULUDQ     Y3, Y7, Y8
-	VPSRLQ       $0x20, Y7, Y7
-	VPOR         Y8, Y7, Y7
-	VPSHUFB      Y4, Y7, Y7
-	VMOVDQU      X7, 28(AX)
-	VEXTRACTI128 $0x01, Y7, 42(AX)
-	VPADDB       64(CX), Y0, Y7
-	VPOR         Y7, Y6, Y6
-	VPSHUFB      Y1, Y7, Y7
-	VPMADDWD     Y2, Y7, Y7
-	VPMULUDQ     Y3, Y7, Y8
-	VPSRLQ       $0x20, Y7, Y7
-	VPOR         Y8, Y7, Y7
-	VPSHUFB      Y4, Y7, Y7
-	VMOVDQU      X7, 56(AX)
-	VEXTRACTI128 $0x01, Y7, 70(AX)
-	VPADDB       96(CX), Y0, Y7
-	VPOR         Y7, Y6, Y6
-	VPSHUFB      Y1, Y7, Y7
-	VPMADDWD     Y2, Y7, Y7
-	VPMULUDQ     Y3, Y7, Y8
-	VPSRLQ       $0x20, Y7, Y7
-	VPOR         Y8, Y7, Y7
-	VPSHUFB      Y4, Y7, Y7
-	VMOVDQU      X7, 84(AX)
-	VEXTRACTI128 $0x01, Y7, 98(AX)
-	VPTEST       Y5, Y6
-	JNZ          decodeAVX2_return
-	ADDQ         $0x00000080, CX
-	ADDQ         $0x00000070, AX
-	SUBQ         $0x00000010, DX
-	JMP          decodeAVX2_prefetch
-
-decodeAVX2_prefetch_done:
-decodeAVX2_small:
 decodeAVX2_x4:
 	CMPQ         DX, $0x00000011
 	JB           decodeAVX2_x4_done
@@ -376,7 +262,7 @@ DATA decAVX2Test<>+24(SB)/8, $0x00c000c000c000c0
 GLOBL decAVX2Test<>(SB), RODATA|NOPTR, $32
 
 // func encodeAVX512(dst []byte, src []byte) int
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV, MMX+
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV
 TEXT ·encodeAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
@@ -387,43 +273,7 @@ TEXT ·encodeAVX512(SB), NOSPLIT, $0-56
 	VPBROADCASTQ encAVX512Shift<>+0(SB), Z1
 	VPBROADCASTQ encAVX512Mask<>+0(SB), Z2
 	VPBROADCASTQ encAVX512Base<>+0(SB), Z3
-	CMPQ         BX, $0x00000920
-	JB           encodeAVX512_small
 
-encodeAVX512_prefetch:
-	CMPQ           DX, $0x00000022
-	JB             encodeAVX512_prefetch_done
-	PREFETCHT0     2048(CX)
-	PREFETCHT0     2112(CX)
-	PREFETCHT0     2176(CX)
-	PREFETCHT0     2240(CX)
-	VPERMB         (CX), Z0, Z4
-	VPMULTISHIFTQB Z4, Z1, Z4
-	VPANDQ         Z2, Z4, Z4
-	VPADDW         Z3, Z4, Z4
-	VMOVDQU64      Z4, (AX)
-	VPERMB         56(CX), Z0, Z4
-	VPMULTISHIFTQB Z4, Z1, Z4
-	VPANDQ         Z2, Z4, Z4
-	VPADDW         Z3, Z4, Z4
-	VMOVDQU64      Z4, 64(AX)
-	VPERMB         112(CX), Z0, Z4
-	VPMULTISHIFTQB Z4, Z1, Z4
-	VPANDQ         Z2, Z4, Z4
-	VPADDW         Z3, Z4, Z4
-	VMOVDQU64      Z4, 128(AX)
-	VPERMB         168(CX), Z0, Z4
-	VPMULTISHIFTQB Z4, Z1, Z4
-	VPANDQ         Z2, Z4, Z4
-	VPADDW         Z3, Z4, Z4
-	VMOVDQU64      Z4, 192(AX)
-	ADDQ           $0x000000e0, CX
-	ADDQ           $0x00000100, AX
-	SUBQ           $0x00000020, DX
-	JMP            encodeAVX512_prefetch
-
-encodeAVX512_prefetch_done:
-encodeAVX512_small:
 encodeAVX512_x4:
 	CMPQ           DX, $0x00000022
 	JB             encodeAVX512_x4_done
@@ -518,7 +368,7 @@ DATA encAVX512Base<>+0(SB)/8, $0x004e004e004e004e
 GLOBL encAVX512Base<>(SB), RODATA|NOPTR, $8
 
 // func decodeAVX512(dst []byte, src []byte) int
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV, MMX+
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV
 TEXT ·decodeAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
@@ -532,54 +382,7 @@ TEXT ·decodeAVX512(SB), NOSPLIT, $0-56
 	VMOVDQU64    decAVX512Pack<>+0(SB), Z4
 	VPBROADCASTQ decAVX512Test<>+0(SB), Z5
 	VPXORQ       Z6, Z6, Z6
-	CMPQ         BX, $0x00000800
-	JB           decodeAVX512_small
 
-decodeAVX512_prefetch:
-	CMPQ           DX, $0x00000022
-	JB             decodeAVX512_prefetch_done
-	PREFETCHT0     2048(CX)
-	PREFETCHT0     2112(CX)
-	PREFETCHT0     2176(CX)
-	PREFETCHT0     2240(CX)
-	VPADDB         (CX), Z0, Z7
-	VPORQ          Z7, Z6, Z6
-	VPMULTISHIFTQB Z7, Z2, Z8
-	VPMULTISHIFTQB Z7, Z1, Z7
-	VPTERNLOGQ     $0xe4, Z3, Z8, Z7
-	VPERMB         Z7, Z4, Z7
-	VMOVDQU64      Z7, (AX)
-	VPADDB         64(CX), Z0, Z7
-	VPORQ          Z7, Z6, Z6
-	VPMULTISHIFTQB Z7, Z2, Z8
-	VPMULTISHIFTQB Z7, Z1, Z7
-	VPTERNLOGQ     $0xe4, Z3, Z8, Z7
-	VPERMB         Z7, Z4, Z7
-	VMOVDQU64      Z7, 56(AX)
-	VPADDB         128(CX), Z0, Z7
-	VPORQ          Z7, Z6, Z6
-	VPMULTISHIFTQB Z7, Z2, Z8
-	VPMULTISHIFTQB Z7, Z1, Z7
-	VPTERNLOGQ     $0xe4, Z3, Z8, Z7
-	VPERMB         Z7, Z4, Z7
-	VMOVDQU64      Z7, 112(AX)
-	VPADDB         192(CX), Z0, Z7
-	VPORQ          Z7, Z6, Z6
-	VPMULTISHIFTQB Z7, Z2, Z8
-	VPMULTISHIFTQB Z7, Z1, Z7
-	VPTERNLOGQ     $0xe4, Z3, Z8, Z7
-	VPERMB         Z7, Z4, Z7
-	VMOVDQU64      Z7, 168(AX)
-	VPTESTMB       Z5, Z6, K1
-	KORTESTQ       K1, K1
-	JNZ            decodeAVX512_return
-	ADDQ           $0x00000100, CX
-	ADDQ           $0x000000e0, AX
-	SUBQ           $0x00000020, DX
-	JMP            decodeAVX512_prefetch
-
-decodeAVX512_prefetch_done:
-decodeAVX512_small:
 decodeAVX512_x4:
 	CMPQ           DX, $0x00000022
 	JB             decodeAVX512_x4_done
