@@ -232,6 +232,12 @@ func (s *jsonScanner) str(start int, kind Kind) (Token, error) {
 	data := s.data
 	j, escaped := s.resume(start, start+1)
 	for ; j < len(data) && data[j] != '"'; j++ {
+		for j < len(data) && !jsonSpecial[data[j]] {
+			j++
+		}
+		if j == len(data) || data[j] == '"' {
+			break
+		}
 		switch c := data[j]; {
 		case c == '\\':
 			if j+1 == len(data) {
@@ -261,6 +267,16 @@ func (s *jsonScanner) str(start int, kind Kind) (Token, error) {
 	s.off = j + 1
 	return tok, nil
 }
+
+// jsonSpecial marks the bytes that end a run of plain bytes in a JSON
+// string: the quote, the backslash and control characters.
+var jsonSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // unescape appends to dst the bytes of JSON string content src. It returns
 // the offset in src of an invalid escape, or -1.
