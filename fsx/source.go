@@ -117,11 +117,20 @@ type shiftedErrors struct {
 
 func (s *shiftedErrors) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
-	var de *core.DataError
-	if s.base != 0 && errors.As(err, &de) {
-		err = &core.DataError{Codec: de.Codec, Offset: de.Offset + s.base, Err: de.Err}
+	if err != nil && err != io.EOF && s.base != 0 {
+		err = shiftDataError(err, s.base)
 	}
 	return n, err
+}
+
+// shiftDataError returns err with base added to the offset of the
+// *core.DataError it holds, if any.
+func shiftDataError(err error, base int64) error {
+	var de *core.DataError
+	if errors.As(err, &de) {
+		return &core.DataError{Codec: de.Codec, Offset: de.Offset + base, Err: de.Err}
+	}
+	return err
 }
 
 // ReadAt reads len(p) decoded bytes from offset off, as io.ReaderAt does.
