@@ -119,3 +119,48 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEncodeJSON checks the JSON side: encoding never panics, what strict
+// encoding writes is canonical bencode whose JSON form encodes to it again,
+// and writing the JSON one byte at a time gives the same result.
+func FuzzEncodeJSON(f *testing.F) {
+	for _, tt := range jsonForms {
+		f.Add([]byte(tt.json))
+	}
+	for _, s := range []string{`{"b":1,"a":[{"d":2,"c":"base64:AA=="}]}`, `"\ud83d\ude00\u0000\n"`, `[1, 2 , -3]`, `{"a":1,"a":2}`, `1.5`, `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := NewCodec()
+		b, err := io.ReadAll(c.NewEncodeReader(bytes.NewReader(data)))
+		var out bytes.Buffer
+		w := c.NewEncodeWriter(&out)
+		var werr error
+		for i := range data {
+			if _, werr = w.Write(data[i : i+1]); werr != nil {
+				break
+			}
+		}
+		if werr == nil {
+			werr = w.Close()
+		}
+		if fmt.Sprint(err) != fmt.Sprint(werr) || (err == nil && !bytes.Equal(out.Bytes(), b)) {
+			t.Fatalf("reader gives %q, %v; one-byte writes give %q, %v", b, err, out.Bytes(), werr)
+		}
+		if err != nil {
+			return
+		}
+		var raw RawMessage
+		if err := Unmarshal(b, &raw); err != nil {
+			t.Fatalf("%q encodes to %q, not strict bencode: %v", data, b, err)
+		}
+		js, err := io.ReadAll(c.NewDecodeReader(bytes.NewReader(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := io.ReadAll(c.NewEncodeReader(bytes.NewReader(js)))
+		if err != nil || !bytes.Equal(again, b) {
+			t.Fatalf("%q -> %q -> %q -> %q, %v", data, b, js, again, err)
+		}
+	})
+}
