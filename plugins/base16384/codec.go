@@ -22,6 +22,11 @@ var (
 	_ core.Configurable = (*Codec)(nil)
 	_ core.Suffixer     = (*Codec)(nil)
 	_ core.BlockCodec   = (*Codec)(nil)
+
+	_ core.ReaderResetter = (*Encoder)(nil)
+	_ core.ReaderResetter = (*Decoder)(nil)
+	_ core.WriterResetter = (*EncodeWriter)(nil)
+	_ core.WriterResetter = (*DecodeWriter)(nil)
 )
 
 // NewCodec returns the codec with default options: the raw UTF-16BE form

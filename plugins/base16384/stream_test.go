@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -194,19 +195,22 @@ func TestStreamDecodeErrors(t *testing.T) {
 		}{
 			{"short", raw, tc.offset},
 			{"long", append(prefix, raw...), int64(len(prefix)) + tc.offset},
+			{"utf8", toUTF8(raw), utf8Offset(tc.offset)},
+			{"long utf8", toUTF8(append(prefix, raw...)), utf8Offset(int64(len(prefix)) + tc.offset)},
 		} {
-			if tc.name == "UTF-16LE BOM" || tc.name == "lone FE" || tc.name == "BOM then bad unit" {
-				if in.name == "long" {
-					continue
-				}
+			if rawOnly[tc.name] && in.name != "short" {
+				continue
 			}
 			_, err := AppendDecode(nil, in.in)
 			checkDataError(t, tc.name+"/"+in.name+"/one-shot", err, in.offset, tc.err)
 			// What a stream writes before the error is decoded from whole
 			// groups before the bad one, or from all before trailing data.
-			end := in.offset / 8 * 8
-			if tc.err == ErrTrailingData {
-				end = in.offset
+			end, group := in.offset, int64(8)
+			if strings.Contains(in.name, "utf8") {
+				group = 12
+			}
+			if tc.err != ErrTrailingData {
+				end = end / group * group
 			}
 			valid, err := AppendDecode(nil, in.in[:end])
 			if err != nil {
