@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/spf13/afero"
 )
 
 // appendEdit holds data appended to a non-empty file stored by a
@@ -17,34 +18,19 @@ import (
 type appendEdit struct {
 	f       *file
 	codec   core.BlockCodec
-	layout  core.Layout
-	tailOff int64  // stored offset of the last, partial block
-	tail    []byte // that block's plain bytes
+	srcSize int64  // the decoded size of f.src
 	pending []byte // the appended data
 }
 
 // newAppendEdit returns an appendEdit for f, or false when f's codec cannot
-// append in place: it is not a core.BlockCodec, it would encode blocks of
-// another size than the stored file's (another text form), or its encoding
-// of a block depends on the blocks before (as a running checksum does).
-func (f *file) newAppendEdit() (*appendEdit, bool, error) {
+// append in place: it is not a core.BlockCodec, or its encoding of a block
+// depends on the blocks before (as a running checksum does).
+func (f *file) newAppendEdit() (*appendEdit, bool) {
 	bc, ok := f.fsys.codec.(core.BlockCodec)
-	if !ok || f.src.layout == nil {
-		return nil, false, nil
+	if !ok || f.src.layout == nil || !f.fsys.encodesBlocksAlone(bc, *f.src.layout) {
+		return nil, false
 	}
-	l := *f.src.layout
-	if bc.EncodedLen(int64(l.PlainBlock)) != int64(l.EncodedBlock) || !f.fsys.encodesBlocksAlone(bc, l) {
-		return nil, false, nil
-	}
-	full := l.Size / int64(l.PlainBlock) * int64(l.PlainBlock)
-	a := &appendEdit{f: f, codec: bc, layout: l, tail: make([]byte, l.Size-full)}
-	a.tailOff, _ = l.EncodedOffset(full)
-	if len(a.tail) > 0 {
-		if _, err := f.src.ReadAt(a.tail, full); err != nil {
-			return nil, false, err
-		}
-	}
-	return a, true, nil
+	return &appendEdit{f: f, codec: bc, srcSize: f.src.layout.Size}, true
 }
 
 // encodesBlocksAlone reports whether bc encodes a block the same whatever
@@ -85,7 +71,7 @@ func encodeBlocks(bc core.BlockCodec, p []byte) ([]byte, bool, error) {
 }
 
 func (a *appendEdit) size() (int64, error) {
-	return a.layout.Size + int64(len(a.pending)), nil
+	return a.srcSize + int64(len(a.pending)), nil
 }
 
 func (a *appendEdit) writeAt(p []byte, off int64) (bool, error) {
@@ -98,14 +84,14 @@ func (a *appendEdit) writeAt(p []byte, off int64) (bool, error) {
 
 func (a *appendEdit) readAt(p []byte, off int64) (int, error) {
 	n := 0
-	if off < a.layout.Size {
-		m, err := a.f.src.ReadAt(p[:min(int64(len(p)), a.layout.Size-off)], off)
+	if off < a.srcSize {
+		m, err := a.f.src.ReadAt(p[:min(int64(len(p)), a.srcSize-off)], off)
 		if err != nil && err != io.EOF {
 			return m, err
 		}
 		n = m
 	}
-	rest := off + int64(n) - a.layout.Size
+	rest := off + int64(n) - a.srcSize
 	if rest < int64(len(a.pending)) {
 		n += copy(p[n:], a.pending[rest:])
 	}
@@ -120,41 +106,71 @@ func (a *appendEdit) plain() ([]byte, error) {
 	return append(data, a.pending...), err
 }
 
-// commit writes the encoding of the last block and the appended data over
-// the stored file's last block.
+// commit appends the data to the stored file as it is now: another file may
+// have appended to it since this one began, as with os.O_APPEND.
 func (a *appendEdit) commit() error {
-	encoded, ok, err := encodeBlocks(a.codec, append(a.tail, a.pending...))
+	bf, err := a.f.fsys.base.OpenFile(a.f.stored, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
-	end := a.tailOff + int64(len(encoded))
-	if !ok || end != a.layout.Header+a.codec.EncodedLen(a.layout.Size+int64(len(a.pending))) {
-		return a.rewrite()
-	}
-	bf, err := a.f.fsys.base.OpenFile(a.f.stored, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	_, err = bf.WriteAt(encoded, a.tailOff)
-	if err == nil && end < a.f.src.stored {
-		err = bf.Truncate(end)
-	}
-	if err == nil {
-		err = bf.Sync()
-	}
+	err = a.appendTo(bf)
 	if cerr := bf.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// rewrite stores the whole content through a temporary file.
-func (a *appendEdit) rewrite() error {
-	data, err := a.plain()
+// appendTo appends the data in place to the stored file bf, or rewrites it
+// whole through a temporary file when the codec would encode its blocks
+// differently (another text form) or it is empty.
+func (a *appendEdit) appendTo(bf afero.File) error {
+	info, err := bf.Stat()
 	if err != nil {
 		return err
 	}
-	b := &bufferEdit{f: a.f, data: data}
+	src, err := newSource(a.f.fsys.decoders, bf, info.Size())
+	if err != nil {
+		return err
+	}
+	l := src.layout
+	if l == nil || a.codec.EncodedLen(int64(l.PlainBlock)) != int64(l.EncodedBlock) {
+		return a.rewrite(src)
+	}
+	full := l.Size / int64(l.PlainBlock) * int64(l.PlainBlock)
+	tail := make([]byte, l.Size-full, l.Size-full+int64(len(a.pending)))
+	if len(tail) > 0 {
+		if _, err := src.ReadAt(tail, full); err != nil {
+			return err
+		}
+	}
+	encoded, ok, err := encodeBlocks(a.codec, append(tail, a.pending...))
+	if err != nil {
+		return err
+	}
+	tailOff, _ := l.EncodedOffset(full)
+	end := tailOff + int64(len(encoded))
+	if !ok || end != l.Header+a.codec.EncodedLen(l.Size+int64(len(a.pending))) {
+		return a.rewrite(src)
+	}
+	if _, err := bf.WriteAt(encoded, tailOff); err != nil {
+		return err
+	}
+	if end < info.Size() {
+		if err := bf.Truncate(end); err != nil {
+			return err
+		}
+	}
+	return bf.Sync()
+}
+
+// rewrite stores src's content followed by the appended data through a
+// temporary file.
+func (a *appendEdit) rewrite(src *source) error {
+	data, err := readAll(src)
+	if err != nil {
+		return err
+	}
+	b := &bufferEdit{f: a.f, data: append(data, a.pending...)}
 	return b.commit()
 }
 

@@ -175,3 +175,31 @@ func TestAppendOtherForm(t *testing.T) {
 		t.Errorf("stored %x, want the raw form %x", got, encode(base16384.NewCodec(), want))
 	}
 }
+
+// TestAppendTwice appends through two files open at once: each Close
+// appends its data to the stored file as it is then, as os.O_APPEND does.
+func TestAppendTwice(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		mustWrite(t, fsys, "log", []byte("start\n"))
+		var files []afero.File
+		for range 2 {
+			f, err := fsys.OpenFile("log", os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		files[0].WriteString("one\n")
+		files[1].WriteString("two\n")
+		for _, f := range files {
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := "start\none\ntwo\n"
+		if _, ok := c.(core.BlockCodec); !ok {
+			want = "start\ntwo\n" // rewritten whole: the last Close wins
+		}
+		checkContent(t, fsys, "log", []byte(want))
+	})
+}

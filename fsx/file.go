@@ -327,9 +327,9 @@ func (f *file) startEdit(off int64) error {
 	}
 	switch {
 	case f.flag&os.O_APPEND != 0 && size > 0:
-		if a, ok, err := f.newAppendEdit(); ok || err != nil {
+		if a, ok := f.newAppendEdit(); ok {
 			f.edit = a
-			return err
+			return nil
 		}
 		fallthrough
 	case off == size:
