@@ -12,7 +12,12 @@ import "encoding/binary"
 // base16384 units and returns the number of groups encoded, len(src)/7.
 // dst must hold at least 8*(len(src)/7) bytes; bytes past a trailing partial
 // group of src are not read.
-func Encode(dst, src []byte) int { return encode(dst, src) }
+func Encode(dst, src []byte) int {
+	if len(src) < 7*genericBelow {
+		return EncodeGeneric(dst, src)
+	}
+	return encode(dst, src)
+}
 
 // Decode decodes the whole 8-byte groups of src (raw UTF-16BE units) into dst,
 // 7 bytes a group, stopping before the first group that holds a unit outside
@@ -20,7 +25,17 @@ func Encode(dst, src []byte) int { return encode(dst, src) }
 // least 7*(len(src)/8) bytes. The group at the returned index (if any) is
 // the one holding the first bad unit. Bytes of dst[:7*(len(src)/8)] past the
 // decoded groups may be overwritten.
-func Decode(dst, src []byte) int { return decode(dst, src) }
+func Decode(dst, src []byte) int {
+	if len(src) < 8*genericBelow {
+		return DecodeGeneric(dst, src)
+	}
+	return decode(dst, src)
+}
+
+// genericBelow is the input size, in groups, below which Encode and Decode
+// call the generic code directly, a call less than through a kernel that
+// would hand such an input to the generic code anyway.
+var genericBelow = 0
 
 // EncodeGeneric is the portable implementation of Encode.
 func EncodeGeneric(dst, src []byte) int {

@@ -19,12 +19,15 @@ var (
 func init() {
 	impl := Impls()[0]
 	encode, decode = impl.Encode, impl.Decode
+	if hasAVX2 && !hasAVX512 {
+		genericBelow = avx2Groups + 1
+	}
 }
 
 // hasAVX2 and hasAVX512 report whether the AVX2 and the AVX-512 VBMI
 // kernels can run (the latter also uses BMI2's bzhi). They follow
 // golang.org/x/sys/cpu, so GODEBUG=cpu.avx2=off turns off both, and
-// cpu.avx512=off, cpu.avx512vbmi=off or cpu.bmi2=off the AVX-512 one.
+// cpu.avx512f=off (or avx512, avx512bw, avx512vbmi, bmi2) the AVX-512 one.
 var (
 	hasAVX2   = cpu.X86.HasAVX2
 	hasAVX512 = hasAVX2 && cpu.X86.HasBMI2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F &&

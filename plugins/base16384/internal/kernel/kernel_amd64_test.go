@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"reflect"
@@ -50,15 +49,6 @@ func testLengths(impl Impl) []int {
 	return ns
 }
 
-func pseudoRandom(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 2))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
-
 // withSentinel returns a buffer of n bytes followed by 16 bytes of 0xA5,
 // to catch writes past n.
 func withSentinel(n int) []byte { return bytes.Repeat([]byte{0xA5}, n+16) }
@@ -89,6 +79,7 @@ func TestGODEBUG(t *testing.T) {
 	tests := []struct{ godebug, want string }{
 		{"cpu.avx2=off", "generic"},
 		{"cpu.avx512=off", "avx2"},
+		{"cpu.avx512f=off", "avx2"},
 		{"cpu.avx512vbmi=off", "avx2"},
 		{"cpu.avx512bw=off", "avx2"},
 		{"cpu.bmi2=off", "avx2"},

@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/hex"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -59,6 +60,37 @@ func TestDecodeGenericEveryUnit(t *testing.T) {
 					t.Fatalf("unit %#04x at %d decodes to field %#x, want %#x", u, pos, field, v)
 				}
 			}
+		}
+	}
+}
+
+// pseudoRandom returns n bytes, the same for the same seed.
+func pseudoRandom(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 2))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func TestEncodeDecodeMatchGeneric(t *testing.T) {
+	raw := pseudoRandom(1024, 7)
+	units := make([]byte, 8*(len(raw)/7))
+	EncodeGeneric(units, raw)
+	for n := 0; n <= len(raw); n++ {
+		want, got := make([]byte, 8*(n/7)), make([]byte, 8*(n/7))
+		if EncodeGeneric(want, raw[:n]) != Encode(got, raw[:n]) || !bytes.Equal(got, want) {
+			t.Fatalf("Encode of %d bytes differs from EncodeGeneric", n)
+		}
+		src := bytes.Clone(units[:n])
+		if n >= 8 {
+			src[n/2] = 0x8E
+		}
+		want, got = make([]byte, 7*(n/8)), make([]byte, 7*(n/8))
+		wn, gn := DecodeGeneric(want, src), Decode(got, src)
+		if gn != wn || !bytes.Equal(got[:7*gn], want[:7*wn]) {
+			t.Fatalf("Decode of %d bytes: %d groups, DecodeGeneric %d", n, gn, wn)
 		}
 	}
 }

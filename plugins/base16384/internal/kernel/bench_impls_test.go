@@ -1,0 +1,7 @@
+//go:build purego || !amd64
+
+package kernel
+
+func benchImpls() []benchImpl {
+	return []benchImpl{{"selected", Encode, Decode}, {"generic", EncodeGeneric, DecodeGeneric}}
+}
