@@ -64,6 +64,14 @@ func FuzzDecode(f *testing.F) {
 		if err != nil || n != len(out) {
 			t.Fatalf("DecodedLen = %d, %v; decoded %d bytes", n, err, len(out))
 		}
+		// DecodeTo writes nothing past the decoded length.
+		guarded := bytes.Repeat([]byte{0xA5}, n+64)
+		if err := DecodeTo(in, guarded[:n]); err != nil || !bytes.Equal(guarded[:n], out) {
+			t.Fatalf("DecodeTo: %v", err)
+		}
+		if bytes.Count(guarded[n:], []byte{0xA5}) != 64 {
+			t.Fatalf("DecodeTo wrote past the decoded length")
+		}
 		// A valid input is the encoding of its decoding, but for the form,
 		// the byte order mark and the pad bits.
 		if again, err := AppendDecode(nil, Encode(out)); err != nil || !bytes.Equal(again, out) {
