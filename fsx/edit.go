@@ -31,6 +31,7 @@ type streamEdit struct {
 	buf     *bufio.Writer
 	enc     io.WriteCloser
 	n       int64 // plain bytes written
+	err     error // the first failure, after which the stream is unusable
 }
 
 // newStream starts a stream whose content begins with prefix's, if any.
@@ -77,20 +78,24 @@ func (f *file) createTemp() (afero.File, string, error) {
 func (s *streamEdit) size() (int64, error) { return s.n, nil }
 
 func (s *streamEdit) writeAt(p []byte, off int64) (bool, error) {
-	if off != s.n {
-		return false, nil
+	if s.err != nil || off != s.n {
+		return s.err != nil, s.err
 	}
 	n, err := s.enc.Write(p)
 	s.n += int64(n)
+	s.err = err
 	return true, err
 }
 
 // finish flushes the encoder into the temporary file.
 func (s *streamEdit) finish() error {
-	if err := s.enc.Close(); err != nil {
-		return err
+	if s.err == nil {
+		s.err = s.enc.Close()
 	}
-	return s.buf.Flush()
+	if s.err == nil {
+		s.err = s.buf.Flush()
+	}
+	return s.err
 }
 
 func (s *streamEdit) plain() ([]byte, error) {
@@ -98,6 +103,13 @@ func (s *streamEdit) plain() ([]byte, error) {
 	if err := s.finish(); err != nil {
 		return nil, err
 	}
+	data, err := s.decode()
+	s.err = err
+	return data, err
+}
+
+// decode returns the plain content of the finished temporary file.
+func (s *streamEdit) decode() ([]byte, error) {
 	info, err := s.tmp.Stat()
 	if err != nil {
 		return nil, err
@@ -127,8 +139,12 @@ func (s *streamEdit) commit() error {
 }
 
 func (s *streamEdit) discard() {
+	if s.tmp == nil {
+		return
+	}
 	s.tmp.Close()
 	s.f.fsys.base.Remove(s.tmpName)
+	s.tmp = nil
 }
 
 // cursor reads a source sequentially from its start.
@@ -194,3 +210,13 @@ func (b *bufferEdit) commit() error {
 }
 
 func (b *bufferEdit) discard() {}
+
+// failedEdit stands for an edit whose commit failed: what it held is lost,
+// and every later use of the file reports why.
+type failedEdit struct{ err error }
+
+func (e failedEdit) size() (int64, error)                { return 0, e.err }
+func (e failedEdit) writeAt([]byte, int64) (bool, error) { return true, e.err }
+func (e failedEdit) plain() ([]byte, error)              { return nil, e.err }
+func (e failedEdit) commit() error                       { return e.err }
+func (e failedEdit) discard()                            {}

@@ -139,9 +139,12 @@ func (f *file) commit() error {
 	if f.edit == nil {
 		return nil
 	}
-	e := f.edit
+	if err := f.edit.commit(); err != nil {
+		f.edit = failedEdit{err}
+		return err
+	}
 	f.edit = nil
-	return e.commit()
+	return nil
 }
 
 // Stat returns the file's FileInfo, with its current decoded size.

@@ -259,7 +259,29 @@ func TestAtomic(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.WriteString("lost")
+		checkPathError(t, "Sync with a failing rename", f.Sync(), errInjected)
+		_, err = f.WriteString("more")
+		checkPathError(t, "Write after a failed Sync", err, errInjected)
+		checkPathError(t, "Close after a failed Sync", f.Close(), errInjected)
+
+		f, err = failing.OpenFile("x", os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("lost")
 		checkPathError(t, "Close with a failing rename", f.Close(), errInjected)
+		checkContent(t, fsys, "x", []byte("new content, longer"))
+
+		full := fsx.New(fullFs{base}, c)
+		f, err = full.Create("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.Write(randomBytes(1<<20, 1))
+		checkPathError(t, "Write to a full disk", err, errInjected)
+		_, err = f.Write([]byte("more"))
+		checkPathError(t, "Write after a failed Write", err, errInjected)
+		checkPathError(t, "Close after a failed Write", f.Close(), errInjected)
 		checkContent(t, fsys, "x", []byte("new content, longer"))
 		if infos, _ := afero.ReadDir(base, "/"); len(infos) != 1 {
 			t.Errorf("base holds %d files after a failed write, want 1", len(infos))

@@ -156,3 +156,19 @@ var (
 	errIsDir  = syscall.EISDIR
 	errNotDir = syscall.ENOTDIR
 )
+
+// fullFs fails every write to its files, as a full disk does.
+type fullFs struct{ afero.Fs }
+
+func (f fullFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	file, err := f.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return fullFile{file}, nil
+}
+
+type fullFile struct{ afero.File }
+
+func (fullFile) Write([]byte) (int, error)          { return 0, errInjected }
+func (fullFile) WriteAt([]byte, int64) (int, error) { return 0, errInjected }

@@ -143,11 +143,15 @@ func (f *file) truncate(size int64) error {
 	case size == cur:
 		return nil
 	case size == 0:
+		s, err := f.newStream(nil)
+		if err != nil {
+			return err
+		}
 		if f.edit != nil {
 			f.edit.discard()
 		}
-		f.edit, err = f.newStream(nil)
-		return err
+		f.edit = s
+		return nil
 	}
 	b, err := f.buffer()
 	if err != nil {
