@@ -2,6 +2,7 @@ package base16384
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
@@ -89,7 +90,13 @@ func (d *decodeState) text(dst, src []byte, final bool) (nDst, nSrc, bad int, er
 		n, m, b, e := d.units(dst[nDst:], raw, last && final)
 		nDst += n
 		if e != nil {
-			return nDst, nSrc + m/2*3, nSrc + b/2*3, e
+			bad := nSrc + b/2*3
+			if errors.Is(e, ErrInvalidUnit) {
+				// Name the bytes: the unit in the message may stand for a
+				// sequence that is no character at all.
+				e = fmt.Errorf("%w: bytes % X", ErrInvalidUnit, src[bad:min(bad+3, len(src))])
+			}
+			return nDst, nSrc + m/2*3, bad, e
 		}
 		nSrc += m / 2 * 3
 		if last {
@@ -171,7 +178,7 @@ func (d *decodeState) group(dst, src []byte, final bool) (nDst, nSrc, bad int, e
 		if k == 4 {
 			return d.put(dst, groupValue(units[:]), 7), 8, 0, nil
 		}
-		return 0, 0, 2 * k, fmt.Errorf("%w U+%04X", ErrInvalidUnit, u)
+		return 0, 0, 2 * k, fmt.Errorf("%w: U+%04X", ErrInvalidUnit, u)
 	}
 	r := int(u & 0xFF)
 	if r < 1 || r > 6 || tailUnits[r] != k {

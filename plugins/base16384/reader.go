@@ -88,6 +88,7 @@ func (e *Encoder) Read(p []byte) (int, error) {
 func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
 	e.cw = countWriter{w: w}
 	cw := &e.cw
+	var readErr error
 	for {
 		if len(e.out) > 0 {
 			n, err := cw.Write(e.out)
@@ -97,6 +98,8 @@ func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
 			}
 		}
 		switch {
+		case readErr != nil:
+			return cw.n, readErr
 		case e.err != nil:
 			return cw.n, e.err
 		case e.eof:
@@ -105,9 +108,7 @@ func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
 		if wt, ok := e.r.(io.WriterTo); ok {
 			return cw.n, e.handOff(wt, cw)
 		}
-		if err := e.fill(); err != nil && len(e.out) == 0 {
-			return cw.n, err
-		}
+		readErr = e.fill()
 	}
 }
 
@@ -212,6 +213,7 @@ func (d *Decoder) Read(p []byte) (int, error) {
 func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
 	d.cw = countWriter{w: w}
 	cw := &d.cw
+	var readErr error
 	for {
 		if len(d.out) > 0 {
 			n, err := cw.Write(d.out)
@@ -221,6 +223,8 @@ func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
 			}
 		}
 		switch {
+		case readErr != nil:
+			return cw.n, readErr
 		case d.err != nil:
 			return cw.n, d.err
 		case d.eof:
@@ -229,9 +233,7 @@ func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
 		if wt, ok := d.r.(io.WriterTo); ok && d.dec.err == nil {
 			return cw.n, d.handOff(wt, cw)
 		}
-		if err := d.fill(); err != nil && len(d.out) == 0 {
-			return cw.n, err
-		}
+		readErr = d.fill()
 	}
 }
 
