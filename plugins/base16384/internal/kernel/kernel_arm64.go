@@ -23,6 +23,9 @@ var (
 func init() {
 	impl := Impls()[0]
 	encode, decode = impl.Encode, impl.Decode
+	if hasNEON {
+		genericBelow = neonGroups
+	}
 }
 
 // hasNEON reports whether the NEON kernels can run. Every arm64 processor

@@ -5,8 +5,6 @@ package kernel
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -27,15 +25,6 @@ func neonLengths() []int {
 		}
 	}
 	return append(ns, 1<<20)
-}
-
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 1))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
 }
 
 // sentinelBuffer returns n bytes of 0xA5, so that writes past what a kernel
@@ -60,6 +49,9 @@ func TestImplsFollowGODEBUG(t *testing.T) {
 	if impls[0].Name != want || impls[len(impls)-1].Name != "generic" {
 		t.Fatalf("GODEBUG=%q: Impls = %v, want %s first and generic last", os.Getenv("GODEBUG"), impls, want)
 	}
+	if wantBelow := map[string]int{"neon": neonGroups, "generic": 0}[want]; genericBelow != wantBelow {
+		t.Errorf("genericBelow = %d with %s, want %d", genericBelow, want, wantBelow)
+	}
 	if reflect.ValueOf(encode).Pointer() != reflect.ValueOf(impls[0].Encode).Pointer() ||
 		reflect.ValueOf(decode).Pointer() != reflect.ValueOf(impls[0].Decode).Pointer() {
 		t.Errorf("Encode and Decode do not use %s, the first of Impls", impls[0].Name)
@@ -68,7 +60,7 @@ func TestImplsFollowGODEBUG(t *testing.T) {
 
 func TestNEONEncodeMatchesGeneric(t *testing.T) {
 	for _, n := range neonLengths() {
-		src := randomBytes(n, uint64(n))
+		src := pseudoRandom(n, uint64(n))
 		want, got := sentinelBuffer(8*(n/7)+8), sentinelBuffer(8*(n/7)+8)
 		wn, gn := EncodeGeneric(want, src), encodeNEON(got, src)
 		if gn != wn || !bytes.Equal(got, want) {
@@ -91,10 +83,10 @@ func TestNEONEncodeExtremes(t *testing.T) {
 
 func TestNEONDecodeMatchesGeneric(t *testing.T) {
 	for _, n := range neonLengths() {
-		raw := randomBytes(n, uint64(n)+1<<32)
+		raw := pseudoRandom(n, uint64(n)+1<<32)
 		src := make([]byte, 8*(n/7), 8*(n/7)+7)
 		EncodeGeneric(src, raw)
-		src = append(src, randomBytes(n%8, 3)...) // a trailing partial group
+		src = append(src, pseudoRandom(n%8, 3)...) // a trailing partial group
 		want, got := sentinelBuffer(7*(len(src)/8)+7), sentinelBuffer(7*(len(src)/8)+7)
 		wn, gn := DecodeGeneric(want, src), decodeNEON(got, src)
 		if gn != wn || wn != n/7 || !bytes.Equal(got, want) {
@@ -108,7 +100,7 @@ var badUnits = []uint16{0x0000, 0x4DFF, 0x8E00, 0xFFFF, 0x3D01, 0xFEFF, 0xCE00, 
 
 func TestNEONDecodeBadUnitAtEveryPosition(t *testing.T) {
 	const groups = 3*neonGroups + 3
-	raw := randomBytes(7*groups, 7)
+	raw := pseudoRandom(7*groups, 7)
 	valid := make([]byte, 8*groups)
 	EncodeGeneric(valid, raw)
 	for pos := 0; pos < 4*groups; pos++ {
@@ -145,10 +137,10 @@ func TestNEONDecodeBoundaryUnits(t *testing.T) {
 // both ways after replacing the unit at pos (modulo its length) with unit.
 func FuzzNEONMatchesGeneric(f *testing.F) {
 	f.Add([]byte("1234567"), uint16(0), uint16(0x4E00))
-	f.Add(randomBytes(7*neonGroups+2, 1), uint16(5), uint16(0x8DFF))
-	f.Add(randomBytes(7*neonGroups*3, 2), uint16(40), uint16(0x8E00))
-	f.Add(randomBytes(7*neonGroups*2+9, 3), uint16(31), uint16(0x4DFF))
-	f.Add(randomBytes(500, 4), uint16(77), uint16(0xFEFF))
+	f.Add(pseudoRandom(7*neonGroups+2, 1), uint16(5), uint16(0x8DFF))
+	f.Add(pseudoRandom(7*neonGroups*3, 2), uint16(40), uint16(0x8E00))
+	f.Add(pseudoRandom(7*neonGroups*2+9, 3), uint16(31), uint16(0x4DFF))
+	f.Add(pseudoRandom(500, 4), uint16(77), uint16(0xFEFF))
 	f.Fuzz(func(t *testing.T, data []byte, pos, unit uint16) {
 		want, got := sentinelBuffer(8*(len(data)/7)), sentinelBuffer(8*(len(data)/7))
 		wn, gn := EncodeGeneric(want, data), encodeNEON(got, data)
@@ -165,31 +157,4 @@ func FuzzNEONMatchesGeneric(f *testing.F) {
 			t.Fatalf("decodeNEON = %d groups %x\nwant %d groups %x", gn, got, wn, want)
 		}
 	})
-}
-
-// BenchmarkNEON compares the implementations per size of raw data.
-func BenchmarkNEON(b *testing.B) {
-	for _, size := range []int{16, 256, 4 << 10, 32 << 10, 1 << 20} {
-		raw := randomBytes(size/7*7, 5)
-		encoded := make([]byte, 8*(len(raw)/7))
-		EncodeGeneric(encoded, raw)
-		for _, impl := range Impls() {
-			b.Run(fmt.Sprintf("encode/%s/%d", impl.Name, size), func(b *testing.B) {
-				b.SetBytes(int64(len(raw)))
-				b.ReportAllocs()
-				dst := make([]byte, len(encoded))
-				for b.Loop() {
-					impl.Encode(dst, raw)
-				}
-			})
-			b.Run(fmt.Sprintf("decode/%s/%d", impl.Name, size), func(b *testing.B) {
-				b.SetBytes(int64(len(raw)))
-				b.ReportAllocs()
-				dst := make([]byte, len(raw))
-				for b.Loop() {
-					impl.Decode(dst, encoded)
-				}
-			})
-		}
-	}
 }

@@ -35,7 +35,7 @@ func guarded(t *testing.T, n int, atEnd bool) []byte {
 
 func TestNEONGuardPages(t *testing.T) {
 	for n := 0; n <= 7*neonGroups*5+7; n++ {
-		raw := randomBytes(n, uint64(n))
+		raw := pseudoRandom(n, uint64(n))
 		encoded := make([]byte, 8*(n/7))
 		EncodeGeneric(encoded, raw)
 		decoded := raw[:7*(n/7)]
