@@ -29,7 +29,7 @@ func (c b64) Layout(r io.ReaderAt, size int64) (core.Layout, error) {
 	l := core.Layout{PlainBlock: 3, EncodedBlock: 4}
 	head := make([]byte, 2)
 	if size >= 2 {
-		if _, err := r.ReadAt(head, 0); err != nil {
+		if n, err := r.ReadAt(head, 0); n < 2 {
 			return l, err
 		}
 		if string(head) == b64Header {
@@ -42,7 +42,7 @@ func (c b64) Layout(r io.ReaderAt, size int64) (core.Layout, error) {
 	}
 	l.Size = body / 4 * 3
 	if body > 0 {
-		if _, err := r.ReadAt(head, size-2); err != nil {
+		if n, err := r.ReadAt(head, size-2); n < 2 {
 			return l, err
 		}
 		l.Size -= int64(bytes.Count(head, []byte("=")))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"testing/iotest"
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
@@ -172,3 +173,48 @@ type fullFile struct{ afero.File }
 
 func (fullFile) Write([]byte) (int, error)          { return 0, errInjected }
 func (fullFile) WriteAt([]byte, int64) (int, error) { return 0, errInjected }
+
+// quirkyFs wraps the files its base opens with wrap.
+type quirkyFs struct {
+	afero.Fs
+	wrap func(afero.File) afero.File
+}
+
+func (q quirkyFs) Open(name string) (afero.File, error) {
+	return q.OpenFile(name, os.O_RDONLY, 0)
+}
+
+func (q quirkyFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	f, err := q.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return q.wrap(f), nil
+}
+
+// dataEOFFile returns io.EOF along with the last bytes of a ReadAt that
+// reaches the end of the file, as io.ReaderAt allows (like
+// iotest.DataErrReader).
+type dataEOFFile struct{ afero.File }
+
+func (d dataEOFFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := d.File.ReadAt(p, off)
+	if info, serr := d.File.Stat(); err == nil && serr == nil && off+int64(n) == info.Size() {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// timeoutFile fails every ReadAt after the first few with
+// iotest.ErrTimeout (like iotest.TimeoutReader).
+type timeoutFile struct {
+	afero.File
+	calls *atomic.Int64
+}
+
+func (t timeoutFile) ReadAt(p []byte, off int64) (int, error) {
+	if t.calls.Add(1) > 3 {
+		return 0, iotest.ErrTimeout
+	}
+	return t.File.ReadAt(p, off)
+}

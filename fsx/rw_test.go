@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 
@@ -243,4 +244,30 @@ func writeModel(model, p []byte, off int64) []byte {
 	}
 	copy(model[off:], p)
 	return model
+}
+
+// TestBaseReads reads through bases whose files' ReadAt return io.EOF with
+// the last bytes, or fail after a few calls.
+func TestBaseReads(t *testing.T) {
+	for cname, c := range codecs() {
+		mem := afero.NewMemMapFs()
+		want := randomBytes(200000, 5)
+		mustWrite(t, fsx.New(mem, c), "x", want)
+
+		fsys := fsx.New(quirkyFs{mem, func(f afero.File) afero.File { return dataEOFFile{f} }}, c)
+		checkContent(t, fsys, "x", want)
+		f, err := fsys.Open("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := iotest.TestReader(f, want); err != nil {
+			t.Errorf("%s: data with io.EOF: %v", cname, err)
+		}
+		f.Close()
+
+		var calls atomic.Int64
+		fsys = fsx.New(quirkyFs{mem, func(f afero.File) afero.File { return timeoutFile{f, &calls} }}, c)
+		_, err = afero.ReadFile(fsys, "x")
+		checkPathError(t, cname+": reading with base timeouts", err, iotest.ErrTimeout)
+	}
 }
