@@ -31,14 +31,6 @@ func (c config) encodedLen(n int64) int64 {
 	return 2 * units
 }
 
-// groupLen returns the encoded length of one 7-byte group.
-func (c config) groupLen() int {
-	if c.utf8 {
-		return 12
-	}
-	return 8
-}
-
 // An encodeState encodes one stream: whole groups as they come, then the
 // tail. The zero value encodes raw UTF-16BE without a checksum.
 type encodeState struct {
