@@ -194,15 +194,23 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkReadAt reads 4 KiB at random offsets in a 256 MiB base16384
-// file, within its first MiB (near), its last MiB (far) and anywhere.
+// file, within its first MiB (near), its last MiB (far) and anywhere; and,
+// for comparison, the stored bytes of those 4 KiB straight from the base
+// file (base).
 func BenchmarkReadAt(b *testing.B) {
 	c := base16384.NewCodec()
-	fsys := fsx.New(bigBase(b, c), c)
+	base := bigBase(b, c)
+	fsys := fsx.New(base, c)
 	f, err := fsys.Open("big")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
+	stored, err := base.Open("big.b14")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stored.Close()
 	ranges := []struct {
 		name       string
 		start, end int64
@@ -212,17 +220,29 @@ func BenchmarkReadAt(b *testing.B) {
 		{"anywhere", 0, bigSize},
 	}
 	for _, r := range ranges {
-		b.Run(r.name, func(b *testing.B) {
+		bench := func(b *testing.B, readAt func(off int64) error) {
 			rnd := rand.New(rand.NewPCG(1, 2))
-			p := make([]byte, readSize)
 			b.SetBytes(readSize)
 			b.ReportAllocs()
 			for b.Loop() {
-				off := r.start + rnd.Int64N(r.end-r.start-readSize)
-				if _, err := f.ReadAt(p, off); err != nil {
+				if err := readAt(r.start + rnd.Int64N(r.end-r.start-readSize)); err != nil {
 					b.Fatal(err)
 				}
 			}
+		}
+		p := make([]byte, readSize)
+		b.Run(r.name+"/fsx", func(b *testing.B) {
+			bench(b, func(off int64) error {
+				_, err := f.ReadAt(p, off)
+				return err
+			})
+		})
+		raw := make([]byte, c.EncodedLen(readSize)+8)
+		b.Run(r.name+"/base", func(b *testing.B) {
+			bench(b, func(off int64) error {
+				_, err := stored.ReadAt(raw, off/7*8)
+				return err
+			})
 		})
 	}
 }

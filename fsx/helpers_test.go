@@ -9,8 +9,8 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
-	"testing/iotest"
 	"testing"
+	"testing/iotest"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
