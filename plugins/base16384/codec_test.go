@@ -241,6 +241,9 @@ func TestCodecLayoutErrors(t *testing.T) {
 	if _, err := NewCodec().Layout(bytes.NewReader(nil), 10); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("Layout past the end: %v, want io.ErrUnexpectedEOF", err)
 	}
+	if _, err := NewCodec().Layout(bytes.NewReader(nil), -1); err == nil {
+		t.Error("Layout with a negative size: no error")
+	}
 	if _, err := NewCodec().Layout(failingReaderAt{}, 10); !errors.Is(err, io.ErrClosedPipe) {
 		t.Errorf("Layout with a failing reader: %v, want its error", err)
 	}
