@@ -115,14 +115,15 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &InvalidUnmarshalError{reflect.TypeOf(v)}
 	}
-	d := decodeState{data: data, copy: o.Copy}
+	d := decodeStatePool.Get().(*decodeState)
+	defer d.release()
+	d.data, d.copy = data, o.Copy
 	d.scan.init(o, false)
-	d.scan.stack = d.frames[:0]
 	d.scan.setData(data, base, true)
 	d.scan.fixed = true
 	tok, err := d.nextToken()
 	if err == nil {
-		err = typeDecoder(rv.Type().Elem())(&d, tok, rv.Elem())
+		err = typeDecoder(rv.Type().Elem())(d, tok, rv.Elem())
 	}
 	if err != nil {
 		return err
@@ -143,8 +144,21 @@ type decodeState struct {
 	copy  bool   // decoded values must not share data
 	owned []byte // a copy of data that decoded values share
 	keys  *keyCache
-	// frames holds the scanner's stack for the nesting of most input.
-	frames [8]frame
+}
+
+var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
+
+// release returns d to the pool, keeping its buffers (unless they grew
+// large) and nothing of the input.
+func (d *decodeState) release() {
+	s := &d.scan
+	if cap(s.stack) > 1024 {
+		s.stack = nil
+	}
+	clear(s.stack[:cap(s.stack)])
+	*s = Scanner{stack: s.stack[:0]}
+	d.data, d.owned = nil, nil
+	decodeStatePool.Put(d)
 }
 
 // bytes returns b, a slice of data, or the same bytes in a copy of data, as
@@ -489,27 +503,47 @@ func structDecoder(t reflect.Type) decoderFunc {
 		dec   decoderFunc
 	}
 	fields := cachedFields(t)
-	byName := make(map[string]fieldDecoder, len(fields.list))
-	for _, f := range fields.list {
-		byName[f.name] = fieldDecoder{f.name, f.index, typeDecoder(t.FieldByIndex(f.index).Type)}
+	list := make([]fieldDecoder, len(fields.list)) // sorted by name, as keys arrive
+	byName := make(map[string]int, len(list))
+	for i, f := range fields.list {
+		list[i] = fieldDecoder{f.name, f.index, typeDecoder(t.FieldByIndex(f.index).Type)}
+		byName[f.name] = i
+	}
+	// find returns the field for key: the next one in order (strict input
+	// arrives sorted), or any (lenient input need not), or -1.
+	find := func(key []byte, next int) int {
+		for next < len(list) && list[next].name < string(key) {
+			next++
+		}
+		if next < len(list) && list[next].name == string(key) {
+			return next
+		}
+		if i, ok := byName[string(key)]; ok {
+			return i
+		}
+		return -1
 	}
 	return func(d *decodeState, tok Token, v reflect.Value) error {
 		if tok.Kind != DictStart {
 			return d.typeError(tok, t)
 		}
-		for {
+		for next := 0; ; {
 			tok, err := d.nextToken()
 			if err != nil || tok.Kind == End {
 				return err
 			}
-			f, ok := byName[string(tok.Value)]
+			i := find(tok.Value, next)
 			if tok, err = d.nextToken(); err != nil {
 				return err
 			}
-			if !ok {
+			if i < 0 {
 				_, err = d.skip(tok)
-			} else if err = f.dec(d, tok, fieldByIndex(v, f.index)); err != nil {
-				err = inField(err, f.name)
+			} else {
+				f := &list[i]
+				next = i + 1
+				if err = f.dec(d, tok, fieldByIndex(v, f.index)); err != nil {
+					err = inField(err, f.name)
+				}
 			}
 			if err != nil {
 				return err
