@@ -33,18 +33,19 @@ const Name = "base16384"
 // tailUnits[r] is the number of data units that hold a tail of r bytes.
 var tailUnits = [7]int{0, 1, 2, 2, 3, 3, 4}
 
-// EncodeLen returns the length in bytes of the raw UTF-16BE encoding of in
-// bytes, end marker included.
-func EncodeLen(in int) int {
-	return in/7*8 + 2*tailUnits[in%7] + markerLen(in%7)
+// encodedUnits returns the number of units that n bytes encode to, end
+// marker included.
+func encodedUnits(n int64) int64 {
+	units := n/7*4 + int64(tailUnits[n%7])
+	if n%7 != 0 {
+		units++ // the end marker
+	}
+	return units
 }
 
-func markerLen(r int) int {
-	if r == 0 {
-		return 0
-	}
-	return 2
-}
+// EncodeLen returns the length in bytes of the raw UTF-16BE encoding of in
+// bytes, end marker included.
+func EncodeLen(in int) int { return 2 * int(encodedUnits(int64(in))) }
 
 // DecodeLen returns the decoded length of a raw encoding of in bytes whose end
 // marker holds offset (the count of bytes in the last, partial group), or 0
@@ -54,7 +55,7 @@ func DecodeLen(in, offset int) int {
 	if offset < 1 || offset > 6 {
 		return in / 8 * 7
 	}
-	return (in-2*tailUnits[offset]-2)/8*7 + offset
+	return (in-2*(tailUnits[offset]+1))/8*7 + offset
 }
 
 // Encode returns the raw UTF-16BE encoding of b.

@@ -10,7 +10,7 @@ type config struct {
 	checksum bool // write and verify the C CLI's checksum in the pad bits
 }
 
-// bom returns the byte order mark the encoder writes first, if any.
+// header returns the byte order mark the encoder writes first, if any.
 func (c config) header() []byte {
 	switch {
 	case !c.bom:
@@ -24,11 +24,10 @@ func (c config) header() []byte {
 // encodedLen returns the length of the encoding of n bytes, without a byte
 // order mark.
 func (c config) encodedLen(n int64) int64 {
-	units := n/7*4 + int64(tailUnits[n%7]+markerLen(int(n%7))/2)
 	if c.utf8 {
-		return 3 * units
+		return 3 * encodedUnits(n)
 	}
-	return 2 * units
+	return 2 * encodedUnits(n)
 }
 
 // An encodeState encodes one stream: whole groups as they come, then the
