@@ -102,7 +102,6 @@ func (d *decoders) get(r io.Reader, base int64) *shiftedErrors {
 // put makes a decoder from get available for reuse.
 func (d *decoders) put(s *shiftedErrors) {
 	if _, ok := s.r.(core.ReaderResetter); ok {
-		s.r.(core.ReaderResetter).Reset(nil)
 		d.pool.Put(s)
 	}
 }
@@ -218,27 +217,24 @@ func (s *source) readLocked(p []byte, off int64) (int, error) {
 	}
 	n, err := s.cur.Read(p)
 	s.pos += int64(n)
-	if err == io.EOF {
-		s.size = s.pos
-	}
+	s.noteEOF(err)
 	return n, err
 }
 
-// seekLocked positions the cursor at plain offset off: at the block holding
-// it for a block codec, forward from where it is or from the start of the
-// file otherwise.
+// seekLocked positions the cursor at plain offset off: forward from where it
+// is when that is on the way, else from the start of the block holding off
+// for a block codec, from the start of the file otherwise.
 func (s *source) seekLocked(off int64) error {
 	if s.size >= 0 && off >= s.size {
 		return io.EOF
 	}
 	var from, enc int64
-	switch {
-	case s.layout != nil:
+	if s.layout != nil {
 		enc, from = s.layout.EncodedOffset(off)
-	case s.cur != nil && s.pos <= off:
-		from = s.pos
 	}
-	if s.cur == nil || s.pos != from {
+	if s.cur != nil && from <= s.pos && s.pos <= off {
+		from = s.pos
+	} else {
 		if s.cur != nil {
 			s.dec.put(s.cur)
 		}
@@ -247,10 +243,16 @@ func (s *source) seekLocked(off int64) error {
 	s.pos = from
 	n, err := io.CopyN(io.Discard, s.cur, off-from)
 	s.pos += n
-	if err == io.EOF {
+	s.noteEOF(err)
+	return err
+}
+
+// noteEOF records the decoded size when the cursor met the end of the data
+// and the size was not known.
+func (s *source) noteEOF(err error) {
+	if err == io.EOF && s.size < 0 {
 		s.size = s.pos
 	}
-	return err
 }
 
 // noEOF turns io.EOF, met where data was still due, into io.ErrUnexpectedEOF.
