@@ -39,14 +39,14 @@ func TestMain(m *testing.M) {
 }
 
 // buildTestPlugin builds internal/testplugin into dir as the plugins hex,
-// xor, crash and wrong.
+// xor, crash and liar.
 func buildTestPlugin(dir string) error {
 	bin := filepath.Join(dir, rpc.PluginPrefix+"hex")
 	out, err := exec.Command("go", "build", "-o", bin, "./internal/testplugin").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("building the test plugin: %v\n%s", err, out)
 	}
-	for _, name := range []string{"xor", "crash", "wrong"} {
+	for _, name := range []string{"xor", "crash", "liar"} {
 		if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func TestDiscover(t *testing.T) {
 	for _, e := range reg.List() {
 		got = append(got, e.Codec.Name()+"="+filepath.Base(e.Origin))
 	}
-	want := "crash=b14fs-plugin-crash hex=b14fs-plugin-hex wrong=b14fs-plugin-wrong xor=b14fs-plugin-xor"
+	want := "crash=b14fs-plugin-crash hex=b14fs-plugin-hex liar=b14fs-plugin-liar xor=b14fs-plugin-xor"
 	if strings.Join(got, " ") != want {
 		t.Errorf("registered %v, want %s (the non-executable file skipped)", got, want)
 	}
@@ -186,8 +186,8 @@ func TestCrash(t *testing.T) {
 }
 
 func TestWrongName(t *testing.T) {
-	wrong := lookup(t, discover(t), "wrong")
-	_, err := io.ReadAll(wrong.NewEncodeReader(strings.NewReader("x")))
+	liar := lookup(t, discover(t), "liar")
+	_, err := io.ReadAll(liar.NewEncodeReader(strings.NewReader("x")))
 	if err == nil || !strings.Contains(err.Error(), `serves codec "hex"`) {
 		t.Errorf("a plugin serving another name: %v", err)
 	}

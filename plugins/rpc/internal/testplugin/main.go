@@ -1,8 +1,9 @@
 // Command testplugin is a codec plugin for the tests of package rpc and of
 // the b14fs command. It serves the codec its executable's name asks for
-// (b14fs-plugin-NAME): hex or xor from internal/testcodec; crash, which kills
-// its own process on the first data it sees; or, for any other NAME, hex
-// under its own name, which a host must refuse.
+// (b14fs-plugin-NAME): xor from internal/testcodec; crash, which kills its
+// own process on the first data it sees; liar, which serves hex under the
+// name "hex", which a host must refuse; and for any other NAME, hex named
+// NAME.
 package main
 
 import (
@@ -18,15 +19,25 @@ import (
 
 func main() {
 	name := strings.TrimPrefix(filepath.Base(os.Args[0]), rpc.PluginPrefix)
-	var c core.Codec = testcodec.Hex{}
+	var c core.Codec = renamed{testcodec.Hex{}, name}
 	switch name {
 	case "xor":
 		c = testcodec.Xor{Key: 0x5A}
 	case "crash":
 		c = crash{}
+	case "liar":
+		c = testcodec.Hex{}
 	}
 	rpc.Serve(c)
 }
+
+// renamed is hex under another name.
+type renamed struct {
+	testcodec.Hex
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
 
 // crash is a codec whose streams kill the process.
 type crash struct{ testcodec.Hex }
