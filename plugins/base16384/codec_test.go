@@ -275,7 +275,7 @@ func TestCodecDecodeFromBlock(t *testing.T) {
 				t.Errorf("%v: decoding from plain offset %d (encoded %d): %d bytes, %v", opts, off, encOff, len(got), err)
 			}
 			// A run of whole blocks decodes alone.
-			blocks := min((int64(len(enc))-encOff)/int64(l.EncodedBlock), 3)
+			blocks := min((int64(len(src))-plainOff)/7, 3)
 			got, err = decodeWithCodec(c, enc[encOff:encOff+blocks*int64(l.EncodedBlock)])
 			if err != nil || !bytes.Equal(got, src[plainOff:plainOff+blocks*7]) {
 				t.Errorf("%v: decoding %d blocks from plain offset %d: %d bytes, %v", opts, blocks, off, len(got), err)
