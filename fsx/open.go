@@ -56,7 +56,7 @@ func (f *Fs) openEncoded(name string, t target, flag int, perm os.FileMode) (*fi
 	if err != nil {
 		return nil, err
 	}
-	if flag&os.O_TRUNC != 0 && flag&accessMode != os.O_RDONLY {
+	if (t.info == nil || flag&os.O_TRUNC != 0) && flag&accessMode != os.O_RDONLY {
 		// Even when the file is empty already, so that Close stores the
 		// codec's encoding of no data.
 		if file.edit, err = file.newStream(nil); err != nil {

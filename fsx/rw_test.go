@@ -271,3 +271,22 @@ func TestBaseReads(t *testing.T) {
 		checkPathError(t, cname+": reading with base timeouts", err, iotest.ErrTimeout)
 	}
 }
+
+// TestCreateStoresEmpty checks that a new file closed without writes is
+// stored as the codec's encoding of no data.
+func TestCreateStoresEmpty(t *testing.T) {
+	for _, flag := range []int{os.O_TRUNC, 0} {
+		base := afero.NewMemMapFs()
+		fsys := fsx.New(base, gz{})
+		f, err := fsys.OpenFile("x", os.O_WRONLY|os.O_CREATE|flag, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, base, "x.gz"); !bytes.Equal(got, encode(gz{}, nil)) {
+			t.Errorf("flag %#x: stored %x, want %x", flag, got, encode(gz{}, nil))
+		}
+	}
+}
