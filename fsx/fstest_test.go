@@ -9,6 +9,7 @@ import (
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/b14fs/b14fs/transform"
 	"github.com/spf13/afero"
 )
 
@@ -28,6 +29,7 @@ func codecs() map[string]core.Codec {
 		"stream":         gz{},
 		"base16384":      base16384.NewCodec(),
 		"base16384-utf8": base16384Codec("form=utf8", "bom=true"),
+		"chain":          transform.Compose(gz{}, base16384.NewCodec()),
 	}
 }
 
