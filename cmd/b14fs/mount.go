@@ -18,14 +18,16 @@ import (
 
 func newMountCommand(reg *core.Registry, std stdio) *cobra.Command {
 	var chain, suffix, ext string
-	var showAll bool
+	var showAll, writable bool
 	cmd := &cobra.Command{
 		Use:   "mount [-c CHAIN] DIR MOUNTPOINT",
 		Short: "Mount DIR at MOUNTPOINT with its encoded files shown decoded (FUSE)",
-		Long: `Mount DIR at MOUNTPOINT, read-only, through FUSE: each file of DIR stored
-encoded by CHAIN is shown decoded, under its name without the codec's suffix
-(notes.txt for a stored notes.txt.b14). b14fs serves the mount until it gets
-SIGINT or SIGTERM, or until MOUNTPOINT is unmounted (fusermount3 -u).`,
+		Long: `Mount DIR at MOUNTPOINT through FUSE: each file of DIR stored encoded by
+CHAIN is shown decoded, under its name without the codec's suffix (notes.txt
+for a stored notes.txt.b14). The mount is read-only unless --writable: then
+what programs write is stored encoded, each file replaced atomically when it
+is closed. b14fs serves the mount until it gets SIGINT or SIGTERM, or until
+MOUNTPOINT is unmounted (fusermount3 -u).`,
 		Example: "  b14fs mount ~/vault /mnt/plain\n" +
 			"  b14fs mount -c bencode --ext .torrent=.json ~/torrents /mnt/json",
 		Args: args(cobra.ExactArgs(2)),
@@ -48,25 +50,27 @@ SIGINT or SIGTERM, or until MOUNTPOINT is unmounted (fusermount3 -u).`,
 			if showAll {
 				opts = append(opts, fsx.ShowUnmapped())
 			}
-			return serveMount(std, a[0], a[1], fsx.New(afero.NewBasePathFs(afero.NewOsFs(), a[0]), codec, opts...))
+			fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), a[0]), codec, opts...)
+			return serveMount(std, a[0], a[1], fsys, writable)
 		},
 	}
 	cmd.Flags().StringVarP(&chain, "chain", "c", defaultChain, "the chain the files of DIR are encoded with")
 	cmd.Flags().StringVar(&suffix, "suffix", "", "the suffix of stored names (default: the codec's own, such as .b14)")
 	cmd.Flags().StringVar(&ext, "ext", "", "show stored `.STORED=.SHOWN` names with the extension replaced")
 	cmd.Flags().BoolVar(&showAll, "show-all", false, "show the other files of DIR too, as they are")
+	cmd.Flags().BoolVarP(&writable, "writable", "w", false, "let programs write: files are stored encoded")
 	return cmd
 }
 
 // serveMount mounts fsys at mountpoint and serves it until a signal comes or
 // the mount goes away.
-func serveMount(std stdio, dir, mountpoint string, fsys afero.Fs) error {
+func serveMount(std stdio, dir, mountpoint string, fsys afero.Fs, writable bool) error {
 	if fi, err := os.Stat(dir); err != nil {
 		return err
 	} else if !fi.IsDir() {
 		return fmt.Errorf("%s: not a directory", dir)
 	}
-	srv, err := mount.Mount(fsys, mountpoint, dir)
+	srv, err := mount.Mount(fsys, mountpoint, mount.Options{Name: dir, Writable: writable})
 	if err != nil {
 		return fmt.Errorf("mount %s: %w", mountpoint, err)
 	}

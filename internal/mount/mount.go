@@ -1,6 +1,6 @@
-// Package mount serves an afero.Fs through FUSE, read-only: b14fs mounts an
-// fsx file system with it so that every program sees a directory's encoded
-// files decoded.
+// Package mount serves an afero.Fs through FUSE: b14fs mounts an fsx file
+// system with it so that every program sees a directory's encoded files
+// decoded, and, when mounted writable, stores what they write encoded.
 package mount
 
 import (
@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,52 +24,73 @@ import (
 // view of a directory that others may change should stay fresh.
 const cacheTimeout = time.Second
 
-// Mount serves fsys read-only at mountpoint and returns the running server;
-// call its Unmount to stop it, and Wait to wait for that. name is shown as
-// the file system's source (in /proc/mounts).
-func Mount(fsys afero.Fs, mountpoint, name string) (*fuse.Server, error) {
+// Options configure a mount.
+type Options struct {
+	// Name is shown as the file system's source, in /proc/mounts.
+	Name string
+	// Writable lets programs create, write, rename and remove files and
+	// directories. Without it the mount is read-only.
+	Writable bool
+}
+
+// Mount serves fsys at mountpoint and returns the running server; call its
+// Unmount to stop it, and Wait to wait for that.
+func Mount(fsys afero.Fs, mountpoint string, opts Options) (*fuse.Server, error) {
 	timeout := cacheTimeout
-	root := &node{fsys: fsys, path: "/"}
-	return fs.Mount(mountpoint, root, &fs.Options{
+	mo := fuse.MountOptions{FsName: opts.Name, Name: "b14fs"}
+	if !opts.Writable {
+		mo.Options = []string{"ro"}
+	}
+	return fs.Mount(mountpoint, &node{fsys: fsys, writable: opts.Writable}, &fs.Options{
 		EntryTimeout: &timeout,
 		AttrTimeout:  &timeout,
-		MountOptions: fuse.MountOptions{
-			FsName:  name,
-			Name:    "b14fs",
-			Options: []string{"ro"},
-		},
+		MountOptions: mo,
 	})
 }
 
-// node is a file or directory of the served file system.
+// node is a file or directory of the served file system. Its path is asked
+// of the inode tree each time, so it stays right across renames.
 type node struct {
 	fs.Inode
-	fsys afero.Fs
-	path string
+	fsys     afero.Fs
+	writable bool
+
+	mu      sync.Mutex
+	writers map[*handle]bool // handles open for writing: they know the size
 }
 
 var (
 	_ fs.NodeLookuper  = (*node)(nil)
 	_ fs.NodeReaddirer = (*node)(nil)
 	_ fs.NodeGetattrer = (*node)(nil)
+	_ fs.NodeSetattrer = (*node)(nil)
 	_ fs.NodeOpener    = (*node)(nil)
-	_ fs.NodeReader    = (*node)(nil)
-	_ fs.NodeReleaser  = (*node)(nil)
+	_ fs.NodeCreater   = (*node)(nil)
+	_ fs.NodeMkdirer   = (*node)(nil)
+	_ fs.NodeUnlinker  = (*node)(nil)
+	_ fs.NodeRmdirer   = (*node)(nil)
+	_ fs.NodeRenamer   = (*node)(nil)
 )
 
-func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	p := path.Join(n.path, name)
+func (n *node) path() string { return "/" + n.Path(nil) }
+
+func (n *node) child(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	p := path.Join(n.path(), name)
 	fi, err := n.fsys.Stat(p)
 	if err != nil {
 		return nil, errno(err)
 	}
-	fillAttr(&out.Attr, fi)
-	child := &node{fsys: n.fsys, path: p}
-	return n.NewInode(ctx, child, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
+	fillAttr(&out.Attr, fi, n.writable)
+	c := &node{fsys: n.fsys, writable: n.writable}
+	return n.NewInode(ctx, c, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
+}
+
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return n.child(ctx, name, out)
 }
 
 func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	f, err := n.fsys.Open(n.path)
+	f, err := n.fsys.Open(n.path())
 	if err != nil {
 		return nil, errno(err)
 	}
@@ -85,31 +107,189 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return fs.NewListDirStream(entries), 0
 }
 
+// stat returns the node's attributes: from a handle open for writing when
+// there is one (the base has not seen its data yet), from the file system
+// otherwise.
+func (n *node) stat() (os.FileInfo, error) {
+	n.mu.Lock()
+	for h := range n.writers {
+		n.mu.Unlock()
+		return h.stat()
+	}
+	n.mu.Unlock()
+	return n.fsys.Stat(n.path())
+}
+
 func (n *node) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	fi, err := n.fsys.Stat(n.path)
+	fi, err := n.stat()
 	if err != nil {
 		return errno(err)
 	}
-	fillAttr(&out.Attr, fi)
+	fillAttr(&out.Attr, fi, n.writable)
 	return 0
 }
 
+func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if !n.writable {
+		return syscall.EROFS
+	}
+	p := n.path()
+	if size, ok := in.GetSize(); ok {
+		if e := n.truncate(fh, int64(size)); e != 0 {
+			return e
+		}
+	}
+	if mode, ok := in.GetMode(); ok {
+		if err := n.fsys.Chmod(p, os.FileMode(mode&0o7777)); err != nil {
+			return errno(err)
+		}
+	}
+	mtime, mok := in.GetMTime()
+	atime, aok := in.GetATime()
+	if mok || aok {
+		fi, err := n.fsys.Stat(p)
+		if err != nil {
+			return errno(err)
+		}
+		if !mok {
+			mtime = fi.ModTime()
+		}
+		if !aok {
+			atime = mtime
+		}
+		if err := n.fsys.Chtimes(p, atime, mtime); err != nil {
+			return errno(err)
+		}
+	}
+	return n.Getattr(ctx, fh, out)
+}
+
+// truncate sets the file's size through the given handle, another handle
+// open for writing, or a handle of its own.
+func (n *node) truncate(fh fs.FileHandle, size int64) syscall.Errno {
+	h, _ := fh.(*handle)
+	if h == nil || !h.writable {
+		n.mu.Lock()
+		for w := range n.writers {
+			h = w
+			break
+		}
+		n.mu.Unlock()
+	}
+	if h != nil && h.writable {
+		return h.truncate(size)
+	}
+	f, err := n.fsys.OpenFile(n.path(), os.O_RDWR, 0)
+	if err != nil {
+		return errno(err)
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return errno(err)
+}
+
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
+	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0
+	if write && !n.writable {
 		return nil, 0, syscall.EROFS
 	}
-	f, err := n.fsys.Open(n.path)
+	// The kernel passes the offset of every write, O_APPEND included.
+	f, err := n.fsys.OpenFile(n.path(), int(flags)&^(syscall.O_APPEND|syscall.O_CREAT|syscall.O_EXCL), 0)
 	if err != nil {
 		return nil, 0, errno(err)
 	}
-	return &handle{f}, 0, 0
+	return n.open(f, write), 0, 0
 }
 
-func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	h, ok := fh.(*handle)
-	if !ok {
-		return nil, syscall.EBADF
+// open wraps f in a handle, noting it when it writes.
+func (n *node) open(f afero.File, write bool) *handle {
+	h := &handle{f: f, node: n, writable: write}
+	if write {
+		n.mu.Lock()
+		if n.writers == nil {
+			n.writers = make(map[*handle]bool)
+		}
+		n.writers[h] = true
+		n.mu.Unlock()
 	}
+	return h
+}
+
+func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if !n.writable {
+		return nil, nil, 0, syscall.EROFS
+	}
+	p := path.Join(n.path(), name)
+	f, err := n.fsys.OpenFile(p, int(flags)&^syscall.O_APPEND|os.O_CREATE, os.FileMode(mode&0o777))
+	if err != nil {
+		return nil, nil, 0, errno(err)
+	}
+	// Make the file exist in the base now, so that Lookup finds it.
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, nil, 0, errno(err)
+	}
+	inode, e := n.child(ctx, name, out)
+	if e != 0 {
+		f.Close()
+		return nil, nil, 0, e
+	}
+	return inode, inode.Operations().(*node).open(f, true), 0, 0
+}
+
+func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if !n.writable {
+		return nil, syscall.EROFS
+	}
+	if err := n.fsys.Mkdir(path.Join(n.path(), name), os.FileMode(mode&0o777)); err != nil {
+		return nil, errno(err)
+	}
+	return n.child(ctx, name, out)
+}
+
+func (n *node) Unlink(ctx context.Context, name string) syscall.Errno { return n.remove(name) }
+func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno  { return n.remove(name) }
+
+func (n *node) remove(name string) syscall.Errno {
+	if !n.writable {
+		return syscall.EROFS
+	}
+	return errno(n.fsys.Remove(path.Join(n.path(), name)))
+}
+
+func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	if !n.writable {
+		return syscall.EROFS
+	}
+	if flags != 0 {
+		return syscall.ENOTSUP // RENAME_NOREPLACE, RENAME_EXCHANGE
+	}
+	to := path.Join("/"+newParent.EmbeddedInode().Path(nil), newName)
+	return errno(n.fsys.Rename(path.Join(n.path(), name), to))
+}
+
+// handle is an open file. Its methods are serialised: a file of the file
+// system need not take concurrent calls.
+type handle struct {
+	mu       sync.Mutex
+	f        afero.File
+	node     *node
+	writable bool
+}
+
+var (
+	_ fs.FileReader   = (*handle)(nil)
+	_ fs.FileWriter   = (*handle)(nil)
+	_ fs.FileFlusher  = (*handle)(nil)
+	_ fs.FileFsyncer  = (*handle)(nil)
+	_ fs.FileReleaser = (*handle)(nil)
+)
+
+func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	m, err := h.f.ReadAt(dest, off)
 	if err != nil && m < len(dest) && !errors.Is(err, io.EOF) {
 		return nil, errno(err)
@@ -117,15 +297,49 @@ func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 	return fuse.ReadResultData(dest[:m]), 0
 }
 
-func (n *node) Release(ctx context.Context, fh fs.FileHandle) syscall.Errno {
-	if h, ok := fh.(*handle); ok {
-		return errno(h.f.Close())
+func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m, err := h.f.WriteAt(data, off)
+	if err != nil {
+		return uint32(m), errno(err)
 	}
-	return 0
+	return uint32(m), 0
 }
 
-// handle is an open file.
-type handle struct{ f afero.File }
+func (h *handle) stat() (os.FileInfo, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.f.Stat()
+}
+
+func (h *handle) truncate(size int64) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return errno(h.f.Truncate(size))
+}
+
+// Flush runs at every close(2): what was written is stored, so that close
+// reports a failure to store it.
+func (h *handle) Flush(ctx context.Context) syscall.Errno {
+	if !h.writable {
+		return 0
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return errno(h.f.Sync())
+}
+
+func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return h.Flush(ctx) }
+
+func (h *handle) Release(ctx context.Context) syscall.Errno {
+	h.node.mu.Lock()
+	delete(h.node.writers, h)
+	h.node.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return errno(h.f.Close())
+}
 
 func fileType(fi os.FileInfo) uint32 {
 	if fi.IsDir() {
@@ -134,8 +348,12 @@ func fileType(fi os.FileInfo) uint32 {
 	return syscall.S_IFREG
 }
 
-func fillAttr(a *fuse.Attr, fi os.FileInfo) {
-	a.Mode = fileType(fi) | uint32(fi.Mode().Perm())&^0o222
+func fillAttr(a *fuse.Attr, fi os.FileInfo, writable bool) {
+	perm := uint32(fi.Mode().Perm())
+	if !writable {
+		perm &^= 0o222
+	}
+	a.Mode = fileType(fi) | perm
 	a.Size = uint64(max(fi.Size(), 0))
 	a.Blocks = (a.Size + 511) / 512
 	t := fi.ModTime()

@@ -9,13 +9,14 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 )
 
 // mountForTest mounts fsys on a temporary directory, or skips the test when
 // this machine cannot mount FUSE file systems.
-func mountForTest(t *testing.T, fsys afero.Fs) string {
+func mountForTest(t *testing.T, fsys afero.Fs, opts Options) string {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skip("no /dev/fuse: FUSE is not available here")
@@ -26,7 +27,7 @@ func mountForTest(t *testing.T, fsys afero.Fs) string {
 		}
 	}
 	dir := t.TempDir()
-	srv, err := Mount(fsys, dir, "test")
+	srv, err := Mount(fsys, dir, opts)
 	if err != nil {
 		t.Skipf("cannot mount FUSE here: %v", err)
 	}
@@ -43,7 +44,7 @@ func TestMountReadOnly(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 20000)
 	afero.WriteFile(mem, "/a.txt", []byte("hello\n"), 0o644)
 	afero.WriteFile(mem, "/sub/big.bin", big, 0o640)
-	dir := mountForTest(t, mem)
+	dir := mountForTest(t, mem, Options{Name: "test"})
 
 	got, err := os.ReadFile(filepath.Join(dir, "a.txt"))
 	if err != nil || string(got) != "hello\n" {
@@ -84,6 +85,97 @@ func TestMountReadOnly(t *testing.T) {
 	err = os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644)
 	if !errors.Is(err, syscall.EROFS) && !errors.Is(err, os.ErrPermission) {
 		t.Errorf("writing through a read-only mount: %v, want EROFS", err)
+	}
+}
+
+func TestMountWritable(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "/old.txt", []byte("0123456789"), 0o644)
+	dir := mountForTest(t, mem, Options{Writable: true})
+	at := func(name string) string { return filepath.Join(dir, name) }
+	base := func(name string) string {
+		b, err := afero.ReadFile(mem, name)
+		if err != nil {
+			return "<" + err.Error() + ">"
+		}
+		return string(b)
+	}
+
+	if err := os.WriteFile(at("new.txt"), []byte("fresh"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := base("/new.txt"); got != "fresh" {
+		t.Errorf("after WriteFile the base holds %q", got)
+	}
+	if fi, err := mem.Stat("/new.txt"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("created file: %v, %v; want mode 0600", fi, err)
+	}
+
+	f, err := os.OpenFile(at("old.txt"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("ab")
+	f.WriteString("cd")
+	if fi, err := os.Stat(at("old.txt")); err != nil || fi.Size() != 14 {
+		t.Errorf("size while open for writing: %v, %v; want 14", fi, err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := base("/old.txt"); got != "0123456789abcd" {
+		t.Errorf("after appends the base holds %q", got)
+	}
+
+	f, err = os.OpenFile(at("old.txt"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("XY"), 3)
+	f.Close()
+	if err := os.Truncate(at("old.txt"), 6); err != nil {
+		t.Fatal(err)
+	}
+	if got := base("/old.txt"); got != "012XY5" {
+		t.Errorf("after WriteAt and Truncate the base holds %q", got)
+	}
+
+	if err := os.Mkdir(at("d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(at("old.txt"), at("d/moved.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if got := base("/d/moved.txt"); got != "012XY5" {
+		t.Errorf("after Rename the base holds %q", got)
+	}
+	if b, err := os.ReadFile(at("d/moved.txt")); err != nil || string(b) != "012XY5" {
+		t.Errorf("reading the renamed file: %q, %v", b, err)
+	}
+	if err := os.Chmod(at("d/moved.txt"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := mem.Stat("/d/moved.txt"); fi.Mode().Perm() != 0o640 {
+		t.Errorf("after Chmod the mode is %v", fi.Mode())
+	}
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(at("d/moved.txt"), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := mem.Stat("/d/moved.txt"); !fi.ModTime().Equal(mtime) {
+		t.Errorf("after Chtimes the time is %v", fi.ModTime())
+	}
+	if err := os.Remove(at("d/moved.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(at("d")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Stat("/d"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Remove: %v", err)
+	}
+	if _, err := os.OpenFile(at("new.txt"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); !errors.Is(err, os.ErrExist) {
+		t.Errorf("O_EXCL on an existing file: %v", err)
 	}
 }
 
