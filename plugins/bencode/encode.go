@@ -99,7 +99,7 @@ var encodeStatePool = sync.Pool{New: func() any { return new(encodeState) }}
 
 // release returns e to the pool, unless it grew too big to keep.
 func (e *encodeState) release() {
-	if cap(e.buf) > 64<<10 {
+	if cap(e.buf) > 256<<10 {
 		return
 	}
 	e.buf, e.refs, e.refSize, e.depth = e.buf[:0], e.refs[:0], 0, 0
