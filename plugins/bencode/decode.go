@@ -121,7 +121,8 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	d.scan.init(o, false)
 	d.scan.setData(data, base, true)
 	d.scan.fixed = true
-	tok, err := d.nextToken()
+	var tok Token
+	err := d.read(&tok)
 	if err == nil {
 		err = typeDecoder(rv.Type().Elem())(d, tok, rv.Elem())
 	}
@@ -174,12 +175,12 @@ func (d *decodeState) bytes(b []byte) []byte {
 	return d.owned[i : i+len(b) : i+len(b)]
 }
 
-func (d *decodeState) nextToken() (Token, error) {
-	tok, err := d.scan.next()
-	if err != nil {
-		err = unexpectedEOF(&d.scan, err)
+// read scans the next token of the value being decoded into *tok.
+func (d *decodeState) read(tok *Token) error {
+	if err := d.scan.read(tok); err != nil {
+		return unexpectedEOF(&d.scan, err)
 	}
-	return tok, err
+	return nil
 }
 
 // skip scans past the rest of the value begun by tok and returns its bytes.
@@ -417,8 +418,7 @@ func sliceDecoder(t reflect.Type) decoderFunc {
 		}
 		v.SetLen(0)
 		for i := 0; ; i++ {
-			tok, err := d.nextToken()
-			if err != nil {
+			if err := d.read(&tok); err != nil {
 				return err
 			}
 			if tok.Kind == End {
@@ -447,8 +447,7 @@ func arrayDecoder(t reflect.Type) decoderFunc {
 			return d.typeError(tok, t)
 		}
 		for i := 0; ; i++ {
-			tok, err := d.nextToken()
-			if err != nil {
+			if err := d.read(&tok); err != nil {
 				return err
 			}
 			if tok.Kind == End {
@@ -479,13 +478,13 @@ func mapDecoder(t reflect.Type) decoderFunc {
 		key := reflect.New(t.Key()).Elem()
 		elem := reflect.New(t.Elem()).Elem()
 		for {
-			tok, err := d.nextToken()
-			if err != nil || tok.Kind == End {
+			if err := d.read(&tok); err != nil || tok.Kind == End {
 				return err
 			}
 			key.SetString(string(tok.Value))
 			elem.SetZero()
-			if tok, err = d.nextToken(); err == nil {
+			err := d.read(&tok)
+			if err == nil {
 				err = elemDecoder(d, tok, elem)
 			}
 			if err != nil {
@@ -528,12 +527,12 @@ func structDecoder(t reflect.Type) decoderFunc {
 			return d.typeError(tok, t)
 		}
 		for next := 0; ; {
-			tok, err := d.nextToken()
-			if err != nil || tok.Kind == End {
+			if err := d.read(&tok); err != nil || tok.Kind == End {
 				return err
 			}
 			i := find(tok.Value, next)
-			if tok, err = d.nextToken(); err != nil {
+			err := d.read(&tok)
+			if err != nil {
 				return err
 			}
 			if i < 0 {

@@ -45,8 +45,7 @@ func (d *decodeState) anyFrom(tok Token) (any, error) {
 				top.list = append(top.list, v)
 			}
 		}
-		var err error
-		if tok, err = d.nextToken(); err != nil {
+		if err := d.read(&tok); err != nil {
 			return nil, err
 		}
 	}

@@ -125,7 +125,7 @@ func (s *Scanner) Next() (Token, error) {
 func (s *Scanner) Skip(tok Token) (int64, error) {
 	if tok.Kind == ListStart || tok.Kind == DictStart {
 		for depth := len(s.stack); len(s.stack) >= depth; {
-			if _, err := s.next(); err != nil {
+			if err := s.read(&tok); err != nil {
 				return 0, unexpectedEOF(s, err)
 			}
 		}
@@ -147,17 +147,24 @@ func (s *Scanner) fail(at int, format string, args ...any) error {
 }
 
 func (s *Scanner) next() (Token, error) {
+	var tok Token
+	err := s.read(&tok)
+	return tok, err
+}
+
+// read scans the next token into *tok.
+func (s *Scanner) read(tok *Token) error {
 	if s.err != nil {
-		return Token{}, s.err
+		return s.err
 	}
 	if s.off >= len(s.data) {
 		switch {
 		case !s.atEOF:
-			return Token{}, errShort
+			return errShort
 		case len(s.stack) == 0 && (s.done || s.multi):
-			return Token{}, io.EOF
+			return io.EOF
 		}
-		return Token{}, s.fail(s.off, "unexpected end of input")
+		return s.fail(s.off, "unexpected end of input")
 	}
 	start := s.off
 	c := s.data[start]
@@ -165,42 +172,40 @@ func (s *Scanner) next() (Token, error) {
 	if n := len(s.stack); n > 0 {
 		top = &s.stack[n-1]
 	} else if s.done && !s.multi {
-		return Token{}, s.fail(start, "data after the top-level value")
+		return s.fail(start, "data after the top-level value")
 	}
 	if top != nil && top.wantKey {
 		switch {
 		case c == 'e':
-			return s.end(start, top)
+			return s.end(tok, start, top)
 		case '0' <= c && c <= '9':
-			return s.key(start, top)
+			return s.key(tok, start, top)
 		}
-		return Token{}, s.fail(start, "dictionary key must be a string, found %q", c)
+		return s.fail(start, "dictionary key must be a string, found %q", c)
 	}
-	var tok Token
 	var err error
 	switch {
 	case '0' <= c && c <= '9':
-		tok, err = s.str(start, String)
+		err = s.str(tok, start, String)
 	case c == 'i':
-		tok, err = s.integer(start)
+		err = s.integer(tok, start)
 	case c == 'l' || c == 'd':
-		return s.open(start, c == 'd', top)
+		return s.open(tok, start, c == 'd', top)
 	case c == 'e':
 		if top == nil {
-			return Token{}, s.fail(start, "unexpected 'e' outside a list or dictionary")
+			return s.fail(start, "unexpected 'e' outside a list or dictionary")
 		}
 		if top.dict {
-			return Token{}, s.fail(start, "dictionary key without a value")
+			return s.fail(start, "dictionary key without a value")
 		}
-		return s.end(start, top)
+		return s.end(tok, start, top)
 	default:
-		return Token{}, s.fail(start, "invalid byte %q at the start of a value", c)
+		return s.fail(start, "invalid byte %q at the start of a value", c)
 	}
-	if err != nil {
-		return Token{}, err
+	if err == nil {
+		s.valueDone(top)
 	}
-	s.valueDone(top)
-	return tok, nil
+	return err
 }
 
 // valueDone records that a value inside top (nil at the top level) is complete.
@@ -212,23 +217,23 @@ func (s *Scanner) valueDone(top *frame) {
 	}
 }
 
-func (s *Scanner) open(start int, dict bool, top *frame) (Token, error) {
+func (s *Scanner) open(tok *Token, start int, dict bool, top *frame) error {
 	if len(s.stack) >= s.maxDepth {
-		return Token{}, s.fail(start, "nesting deeper than %d levels", s.maxDepth)
+		return s.fail(start, "nesting deeper than %d levels", s.maxDepth)
 	}
 	if top != nil && top.dict {
 		top.wantKey = true
 	}
 	s.stack = append(s.stack, frame{dict: dict, wantKey: dict, keyOff: len(s.keys)})
 	s.off = start + 1
-	kind := ListStart
+	tok.Kind, tok.Offset, tok.Value = ListStart, s.base+int64(start), nil
 	if dict {
-		kind = DictStart
+		tok.Kind = DictStart
 	}
-	return Token{Kind: kind, Offset: s.base + int64(start)}, nil
+	return nil
 }
 
-func (s *Scanner) end(start int, top *frame) (Token, error) {
+func (s *Scanner) end(tok *Token, start int, top *frame) error {
 	if top.dict && !s.fixed {
 		s.keys = s.keys[:top.keyOff]
 	}
@@ -237,21 +242,21 @@ func (s *Scanner) end(start int, top *frame) (Token, error) {
 	if len(s.stack) == 0 {
 		s.done = true
 	}
-	return Token{Kind: End, Offset: s.base + int64(start)}, nil
+	tok.Kind, tok.Offset, tok.Value = End, s.base+int64(start), nil
+	return nil
 }
 
-func (s *Scanner) key(start int, top *frame) (Token, error) {
-	tok, err := s.str(start, Key)
-	if err != nil {
-		return tok, err
+func (s *Scanner) key(tok *Token, start int, top *frame) error {
+	if err := s.str(tok, start, Key); err != nil {
+		return err
 	}
 	if !s.lenient {
 		if top.hasKey {
 			switch c := bytes.Compare(top.key, tok.Value); {
 			case c == 0:
-				return Token{}, s.fail(start, "duplicate dictionary key %q", tok.Value)
+				return s.fail(start, "duplicate dictionary key %q", tok.Value)
 			case c > 0:
-				return Token{}, s.fail(start, "dictionary key %q out of order", tok.Value)
+				return s.fail(start, "dictionary key %q out of order", tok.Value)
 			}
 		}
 		if s.fixed {
@@ -263,20 +268,20 @@ func (s *Scanner) key(start int, top *frame) (Token, error) {
 	}
 	top.hasKey = true
 	top.wantKey = false
-	return tok, nil
+	return nil
 }
 
 // str scans a string at data[start], a digit.
-func (s *Scanner) str(start int, kind Kind) (Token, error) {
+func (s *Scanner) str(tok *Token, start int, kind Kind) error {
 	data := s.data
 	if data[start] == '0' && start+1 < len(data) && '0' <= data[start+1] && data[start+1] <= '9' {
-		return Token{}, s.fail(start, "leading zero in string length")
+		return s.fail(start, "leading zero in string length")
 	}
 	i := start
 	n := 0
 	for ; i < len(data) && '0' <= data[i] && data[i] <= '9'; i++ {
 		if n > (maxInt-9)/10 {
-			return Token{}, s.fail(start, "string length overflows")
+			return s.fail(start, "string length overflows")
 		}
 		n = n*10 + int(data[i]-'0')
 	}
@@ -284,21 +289,22 @@ func (s *Scanner) str(start int, kind Kind) (Token, error) {
 		return s.short(start, "unterminated string length")
 	}
 	if data[i] != ':' {
-		return Token{}, s.fail(i, "invalid byte %q in string length", data[i])
+		return s.fail(i, "invalid byte %q in string length", data[i])
 	}
 	i++
 	if n > len(data)-i {
 		if !s.atEOF {
-			return Token{}, errShort
+			return errShort
 		}
-		return Token{}, s.fail(start, "string of %d bytes runs past the end of input (%d bytes left)", n, len(data)-i)
+		return s.fail(start, "string of %d bytes runs past the end of input (%d bytes left)", n, len(data)-i)
 	}
 	s.off = i + n
-	return Token{Kind: kind, Offset: s.base + int64(start), Value: data[i : i+n]}, nil
+	tok.Kind, tok.Offset, tok.Value = kind, s.base+int64(start), data[i:i+n]
+	return nil
 }
 
 // integer scans an integer at data[start], an 'i'.
-func (s *Scanner) integer(start int) (Token, error) {
+func (s *Scanner) integer(tok *Token, start int) error {
 	data := s.data
 	digits := start + 1
 	if digits < len(data) && data[digits] == '-' {
@@ -317,25 +323,26 @@ func (s *Scanner) integer(start int) (Token, error) {
 	}
 	switch {
 	case data[i] != 'e':
-		return Token{}, s.fail(i, "invalid byte %q in integer", data[i])
+		return s.fail(i, "invalid byte %q in integer", data[i])
 	case i == digits:
-		return Token{}, s.fail(start, "integer without digits")
+		return s.fail(start, "integer without digits")
 	case data[digits] == '0' && digits > start+1:
-		return Token{}, s.fail(start, "negative zero or leading zero in integer")
+		return s.fail(start, "negative zero or leading zero in integer")
 	case data[digits] == '0' && i > digits+1:
-		return Token{}, s.fail(start, "leading zero in integer")
+		return s.fail(start, "leading zero in integer")
 	}
 	s.off = i + 1
-	return Token{Kind: Integer, Offset: s.base + int64(start), Value: data[start+1 : i]}, nil
+	tok.Kind, tok.Offset, tok.Value = Integer, s.base+int64(start), data[start+1:i]
+	return nil
 }
 
 // short reports a token cut off by the end of the data: errShort while more
 // may come, a *SyntaxError at the end of the input.
-func (s *Scanner) short(start int, msg string) (Token, error) {
+func (s *Scanner) short(start int, msg string) error {
 	if !s.atEOF {
-		return Token{}, errShort
+		return errShort
 	}
-	return Token{}, s.fail(len(s.data), "%s starting at byte %d", msg, s.base+int64(start))
+	return s.fail(len(s.data), "%s starting at byte %d", msg, s.base+int64(start))
 }
 
 const maxInt = int(^uint(0) >> 1)

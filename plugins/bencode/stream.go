@@ -67,9 +67,10 @@ func (d *Decoder) frame() (int, error) {
 	if d.err != nil {
 		return 0, d.err
 	}
+	var tok Token
 	for {
 		d.scan.data, d.scan.atEOF = d.buf, d.eof
-		tok, err := d.scan.next()
+		err := d.scan.read(&tok)
 		if err == nil {
 			if len(d.scan.stack) == 0 && tok.Kind != ListStart && tok.Kind != DictStart {
 				return d.scan.off, nil

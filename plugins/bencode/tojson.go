@@ -27,13 +27,13 @@ func newToJSON(o DecodeOptions) *toJSON {
 
 func (t *toJSON) transcode(out, in []byte, atEOF bool) ([]byte, int, error) {
 	t.scan.setData(in, t.scan.base, atEOF)
+	var tok Token
 	var err error
 	for {
-		var tok Token
-		if tok, err = t.scan.next(); err != nil {
+		if err = t.scan.read(&tok); err != nil {
 			break
 		}
-		out = t.token(out, tok)
+		out = t.token(out, &tok)
 	}
 	n := t.scan.off
 	t.scan.base += int64(n)
@@ -43,7 +43,7 @@ func (t *toJSON) transcode(out, in []byte, atEOF bool) ([]byte, int, error) {
 	return out, n, err
 }
 
-func (t *toJSON) token(out []byte, tok Token) []byte {
+func (t *toJSON) token(out []byte, tok *Token) []byte {
 	top := len(t.closers) - 1
 	switch tok.Kind {
 	case Key:
