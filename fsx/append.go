@@ -85,14 +85,17 @@ func (a *appendEdit) writeAt(p []byte, off int64) (bool, error) {
 func (a *appendEdit) readAt(p []byte, off int64) (int, error) {
 	n := 0
 	if off < a.srcSize {
-		m, err := a.f.src.ReadAt(p[:min(int64(len(p)), a.srcSize-off)], off)
-		if err != nil && err != io.EOF {
+		want := min(int64(len(p)), a.srcSize-off)
+		m, err := a.f.src.ReadAt(p[:want], off)
+		if int64(m) < want {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
 			return m, err
 		}
 		n = m
 	}
-	rest := off + int64(n) - a.srcSize
-	if rest < int64(len(a.pending)) {
+	if rest := off + int64(n) - a.srcSize; rest >= 0 && rest < int64(len(a.pending)) {
 		n += copy(p[n:], a.pending[rest:])
 	}
 	if n < len(p) {

@@ -237,8 +237,12 @@ func TestEdits(t *testing.T) {
 	})
 }
 
-// writeModel writes p at off in model, as a file write does.
+// writeModel writes p at off in model, as a file write does (writing
+// nothing changes nothing, even past the end).
 func writeModel(model, p []byte, off int64) []byte {
+	if len(p) == 0 {
+		return model
+	}
 	if end := off + int64(len(p)); end > int64(len(model)) {
 		model = append(model, make([]byte, end-int64(len(model)))...)
 	}
