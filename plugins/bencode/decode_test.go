@@ -33,6 +33,16 @@ type PtrInner struct {
 	C string `bencode:"c"`
 }
 
+type unexportedEmbedded struct {
+	*hidden
+	inner
+	X int `bencode:"x,other,omitempty"`
+}
+
+type hidden struct{ H int }
+
+type inner struct{ I int }
+
 type conflict struct {
 	Inner
 	B int `bencode:"b"`
@@ -85,6 +95,7 @@ func TestUnmarshal(t *testing.T) {
 		{"d7:privatei1e7:unknownli1eee", new(tagged), tagged{}},
 		{"d1:a1:x1:b1:y1:c1:z5:outer1:oe", new(embedded), embedded{Inner{"x", "y"}, &PtrInner{"z"}, "o"}},
 		{"d1:a1:x1:bi2ee", new(conflict), conflict{Inner{A: "x"}, 2}},
+		{"d1:Hi1e1:Ii2e1:xi3ee", new(unexportedEmbedded), unexportedEmbedded{inner: inner{2}, X: 3}},
 		{"d1:a3:abce", new(map[string]upper), map[string]upper{"a": "3:ABC"}},
 		{"d1:ali1ee1:bi2ee", new(map[string]RawMessage), map[string]RawMessage{"a": RawMessage("li1ee"), "b": RawMessage("i2e")}},
 		{"i1e", new(any), int64(1)},

@@ -50,6 +50,7 @@ func TestMarshal(t *testing.T) {
 		{embedded{Inner{"x", "y"}, nil, "o"}, "d1:a1:x1:b1:y5:outer1:oe"},
 		{embedded{Inner{"x", "y"}, &PtrInner{"z"}, "o"}, "d1:a1:x1:b1:y1:c1:z5:outer1:oe"},
 		{conflict{Inner{"x", "y"}, 2}, "d1:a1:x1:bi2ee"},
+		{unexportedEmbedded{&hidden{1}, inner{2}, 0}, "d1:Ii2ee"},
 		{struct {
 			P *int `bencode:"p"`
 			I any  `bencode:"i"`

@@ -60,13 +60,16 @@ func typeFields(t reflect.Type) *structFields {
 			}
 			idx := append(slices.Clip(index), i)
 			if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-				walk(ft, idx, seen)
+				// An unexported embedded pointer cannot be allocated.
+				if sf.IsExported() || sf.Type.Kind() != reflect.Pointer {
+					walk(ft, idx, seen)
+				}
 				continue
 			}
 			if !sf.IsExported() {
 				continue
 			}
-			f := field{name: name, index: idx, omitEmpty: opts == "omitempty", tagged: name != ""}
+			f := field{name: name, index: idx, omitEmpty: slices.Contains(strings.Split(opts, ","), "omitempty"), tagged: name != ""}
 			if name == "" {
 				f.name = sf.Name
 			}
