@@ -57,6 +57,7 @@ type UnmarshalTypeError struct {
 	Field  string       // dotted path of dictionary keys from the top-level value to the field
 }
 
+// Error describes the value, the type, the field and the offset.
 func (e *UnmarshalTypeError) Error() string {
 	where := ""
 	if e.Field != "" {
@@ -72,6 +73,7 @@ type InvalidUnmarshalError struct {
 	Type reflect.Type
 }
 
+// Error describes the argument.
 func (e *InvalidUnmarshalError) Error() string {
 	if e.Type == nil {
 		return "bencode: Unmarshal(nil)"

@@ -21,6 +21,7 @@ type UnsupportedTypeError struct {
 	Type reflect.Type
 }
 
+// Error names the type.
 func (e *UnsupportedTypeError) Error() string {
 	return "bencode: unsupported type: " + e.Type.String()
 }
@@ -28,9 +29,10 @@ func (e *UnsupportedTypeError) Error() string {
 // An UnsupportedValueError reports a Go value that has no bencoded form, such
 // as nil or a value nested too deeply (a cycle).
 type UnsupportedValueError struct {
-	Str string
+	Str string // what the value is
 }
 
+// Error describes the value.
 func (e *UnsupportedValueError) Error() string {
 	return "bencode: unsupported value: " + e.Str
 }
@@ -42,6 +44,7 @@ type MarshalerError struct {
 	Err  error
 }
 
+// Error names the type and the cause.
 func (e *MarshalerError) Error() string {
 	return "bencode: error calling MarshalBencode for type " + e.Type.String() + ": " + e.Err.Error()
 }

@@ -49,6 +49,7 @@ type SyntaxError struct {
 	msg    string
 }
 
+// Error returns the message and the offset.
 func (e *SyntaxError) Error() string {
 	return "bencode: " + e.msg + " at byte offset " + strconv.FormatInt(e.Offset, 10)
 }
@@ -59,8 +60,7 @@ var errShort = errors.New("bencode: short input")
 
 // A Scanner splits bencoded input into tokens, checking the grammar, the key
 // order (unless lenient), and the depth limit as it goes. It does not use
-// reflection and allocates nothing but its stack of open containers and,
-// in strict mode, a copy of the last key of each open dictionary.
+// reflection and allocates nothing but its stack of open containers.
 type Scanner struct {
 	data  []byte
 	off   int   // next byte of data to scan
