@@ -6,20 +6,25 @@ import (
 	"os"
 	"testing"
 
+	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
 
 // FuzzEdits runs a sequence of file operations, read from the fuzz input,
-// on a base16384 file through fsx and on a byte slice, and checks that both
+// on a base16384 or gzip file through fsx and on a byte slice, and checks that both
 // agree throughout and after Close.
 func FuzzEdits(f *testing.F) {
 	f.Add([]byte{0, 10, 1, 3, 2, 5})
 	f.Add([]byte{6, 0, 0, 20, 3, 4, 7, 0, 0, 3})
 	f.Add([]byte{8, 1, 0, 9, 4, 30, 5, 2})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		fsys := fsx.New(afero.NewMemMapFs(), base16384.NewCodec())
+		var c core.Codec = base16384.NewCodec()
+		if len(ops) > 0 && ops[0]&4 != 0 {
+			c = gz{}
+		}
+		fsys := fsx.New(afero.NewMemMapFs(), c)
 		model := randomBytes(int(len(ops)%20), 1)
 		mustWrite(t, fsys, "x", model)
 		flag := os.O_RDWR
