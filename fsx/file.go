@@ -1,7 +1,7 @@
 package fsx
 
 import (
-	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"sync"
@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/afero"
 )
 
-var errNegativeOffset = errors.New("negative offset")
+// errNegativeOffset matches fs.ErrInvalid for errors.Is.
+var errNegativeOffset = fmt.Errorf("%w: negative offset", fs.ErrInvalid)
 
 // file is an open encoded file.
 //

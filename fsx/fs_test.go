@@ -3,6 +3,7 @@ package fsx_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -36,9 +37,12 @@ func TestOpenErrors(t *testing.T) {
 		_, err = f.ReadAt(make([]byte, 1), 0)
 		checkPathError(t, "ReadAt on a write-only file", err, fsx.ErrWriteOnly)
 		_, err = f.WriteAt([]byte("x"), -1)
-		if err == nil {
-			t.Error("WriteAt at a negative offset succeeded")
-		}
+		checkPathError(t, "WriteAt at a negative offset", err, fs.ErrInvalid)
+		_, err = f.Seek(-1, io.SeekStart)
+		checkPathError(t, "Seek to a negative offset", err, fs.ErrInvalid)
+		_, err = f.Seek(0, 7)
+		checkPathError(t, "Seek with a bad whence", err, fs.ErrInvalid)
+		checkPathError(t, "Truncate to a negative size", f.Truncate(-1), fs.ErrInvalid)
 		_, err = f.Readdir(-1)
 		checkPathError(t, "Readdir on a file", err, errNotDir)
 		if err := f.Close(); err != nil {
