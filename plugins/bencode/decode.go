@@ -124,7 +124,7 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	d.scan.setData(data, base, true)
 	d.scan.fixed = true
 	var tok Token
-	err := d.read(&tok)
+	err := d.scan.read(&tok)
 	if err == nil {
 		err = typeDecoder(rv.Type().Elem())(d, tok, rv.Elem())
 	}
@@ -134,7 +134,7 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	if o.Lenient {
 		return nil
 	}
-	if _, err := d.scan.next(); err != io.EOF {
+	if _, err := d.scan.Next(); err != io.EOF {
 		return err
 	}
 	return nil
@@ -175,14 +175,6 @@ func (d *decodeState) bytes(b []byte) []byte {
 	}
 	i := cap(d.data) - cap(b) // b = data[i:i+len(b)]
 	return d.owned[i : i+len(b) : i+len(b)]
-}
-
-// read scans the next token of the value being decoded into *tok.
-func (d *decodeState) read(tok *Token) error {
-	if err := d.scan.read(tok); err != nil {
-		return unexpectedEOF(&d.scan, err)
-	}
-	return nil
 }
 
 // skip scans past the rest of the value begun by tok and returns its bytes.
@@ -420,7 +412,7 @@ func sliceDecoder(t reflect.Type) decoderFunc {
 		}
 		v.SetLen(0)
 		for i := 0; ; i++ {
-			if err := d.read(&tok); err != nil {
+			if err := d.scan.read(&tok); err != nil {
 				return err
 			}
 			if tok.Kind == End {
@@ -449,7 +441,7 @@ func arrayDecoder(t reflect.Type) decoderFunc {
 			return d.typeError(tok, t)
 		}
 		for i := 0; ; i++ {
-			if err := d.read(&tok); err != nil {
+			if err := d.scan.read(&tok); err != nil {
 				return err
 			}
 			if tok.Kind == End {
@@ -480,12 +472,12 @@ func mapDecoder(t reflect.Type) decoderFunc {
 		key := reflect.New(t.Key()).Elem()
 		elem := reflect.New(t.Elem()).Elem()
 		for {
-			if err := d.read(&tok); err != nil || tok.Kind == End {
+			if err := d.scan.read(&tok); err != nil || tok.Kind == End {
 				return err
 			}
 			key.SetString(string(tok.Value))
 			elem.SetZero()
-			err := d.read(&tok)
+			err := d.scan.read(&tok)
 			if err == nil {
 				err = elemDecoder(d, tok, elem)
 			}
@@ -529,11 +521,11 @@ func structDecoder(t reflect.Type) decoderFunc {
 			return d.typeError(tok, t)
 		}
 		for next := 0; ; {
-			if err := d.read(&tok); err != nil || tok.Kind == End {
+			if err := d.scan.read(&tok); err != nil || tok.Kind == End {
 				return err
 			}
 			i := find(tok.Value, next)
-			err := d.read(&tok)
+			err := d.scan.read(&tok)
 			if err != nil {
 				return err
 			}

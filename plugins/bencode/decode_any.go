@@ -45,7 +45,7 @@ func (d *decodeState) anyFrom(tok Token) (any, error) {
 				top.list = append(top.list, v)
 			}
 		}
-		if err := d.read(&tok); err != nil {
+		if err := d.scan.read(&tok); err != nil {
 			return nil, err
 		}
 	}

@@ -35,7 +35,7 @@ func checkValue(data []byte) error {
 	s.setData(data, 0, true)
 	s.fixed = true
 	for {
-		if _, err := s.next(); err != nil {
+		if _, err := s.Next(); err != nil {
 			if err == io.EOF {
 				return nil
 			}

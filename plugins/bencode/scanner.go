@@ -117,7 +117,9 @@ func (s *Scanner) Depth() int { return len(s.stack) }
 // once a complete value has been scanned (in lenient mode, any number of
 // values), and a *SyntaxError for input that breaks the rules.
 func (s *Scanner) Next() (Token, error) {
-	return s.next()
+	var tok Token
+	err := s.read(&tok)
+	return tok, err
 }
 
 // Skip scans past the rest of the value whose first token was tok, checking it
@@ -144,12 +146,6 @@ func unexpectedEOF(s *Scanner, err error) error {
 func (s *Scanner) fail(at int, format string, args ...any) error {
 	s.err = &SyntaxError{Offset: s.base + int64(at), msg: fmt.Sprintf(format, args...)}
 	return s.err
-}
-
-func (s *Scanner) next() (Token, error) {
-	var tok Token
-	err := s.read(&tok)
-	return tok, err
 }
 
 // read scans the next token into *tok.

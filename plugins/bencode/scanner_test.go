@@ -176,7 +176,7 @@ func scanInPieces(in []byte, n int, o DecodeOptions) (string, error) {
 		atEOF := fed == len(in)
 		s.setData(pending, s.base, atEOF)
 		for {
-			tok, err := s.next()
+			tok, err := s.Next()
 			if err == errShort {
 				break
 			}
