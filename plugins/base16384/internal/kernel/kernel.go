@@ -40,50 +40,98 @@ var genericBelow = 0
 // EncodeGeneric is the portable implementation of Encode.
 func EncodeGeneric(dst, src []byte) int {
 	n := len(src) / 7
-	dst = dst[:8*n]
-	i := 0
-	// Load 8 bytes a group while a byte follows the group.
-	for ; 7*i+8 <= len(src); i++ {
-		binary.BigEndian.PutUint64(dst[8*i:], units(binary.BigEndian.Uint64(src[7*i:])>>8))
+	d, s := dst[:8*n], src
+	// Four groups a step, loading 8 bytes a group (the loads overlap by
+	// one byte), while the last load stays inside src.
+	for len(s) >= 32 && len(d) >= 32 {
+		a := binary.BigEndian.Uint64(s[0:8])
+		b := binary.BigEndian.Uint64(s[7:15])
+		c := binary.BigEndian.Uint64(s[14:22])
+		e := binary.BigEndian.Uint64(s[21:29])
+		binary.BigEndian.PutUint64(d[0:8], units(a))
+		binary.BigEndian.PutUint64(d[8:16], units(b))
+		binary.BigEndian.PutUint64(d[16:24], units(c))
+		binary.BigEndian.PutUint64(d[24:32], units(e))
+		s, d = s[28:], d[32:]
 	}
-	if i < n {
-		s := src[7*i : 7*i+7]
-		v := uint64(binary.BigEndian.Uint32(s))<<24 | uint64(binary.BigEndian.Uint16(s[4:]))<<8 | uint64(s[6])
-		binary.BigEndian.PutUint64(dst[8*i:], units(v))
+	for len(s) >= 8 && len(d) >= 8 {
+		binary.BigEndian.PutUint64(d[0:8], units(binary.BigEndian.Uint64(s[0:8])))
+		s, d = s[7:], d[8:]
+	}
+	if len(s) >= 7 && len(d) >= 8 {
+		// The last group, with no byte after it to load.
+		x := uint64(binary.BigEndian.Uint32(s))<<32 | uint64(binary.BigEndian.Uint16(s[4:]))<<16 | uint64(s[6])<<8
+		binary.BigEndian.PutUint64(d, units(x))
 	}
 	return n
 }
 
-// units returns the four units of the 56-bit group value v, first unit in
-// the high 16 bits: four 14-bit fields, most significant first, each plus
-// 0x4E00.
-func units(v uint64) uint64 {
-	return (v>>42&0x3FFF)<<48 | (v>>28&0x3FFF)<<32 | (v>>14&0x3FFF)<<16 | v&0x3FFF + 0x4E004E004E004E00
+// units returns the four units, first unit in the high 16 bits, of the group
+// in the high 56 bits of x: four 14-bit fields, most significant first, each
+// plus 0x4E00.
+func units(x uint64) uint64 {
+	// Split the 56 bits into two 28-bit halves 32 bits apart, then each
+	// half into two 14-bit fields 16 bits apart.
+	t := x>>8&0x0FFFFFFF | x>>4&0x0FFFFFFF00000000
+	return (t&0x00003FFF00003FFF | t<<2&0x3FFF00003FFF0000) + unitBase
+}
+
+// unitBase is 0x4E00 in each 16-bit lane: the first unit.
+const unitBase = 0x4E004E004E004E00
+
+// badBits are the bits of a lane that are set, after unitBase is subtracted
+// from the group, when any lane of the group is outside U+4E00..U+8DFF. A
+// lane below 0x4E00 wraps to 0xB1FF or more and sets them itself; a lane
+// above 0x8DFF sets them unless the lane below it borrowed, and a lane
+// that borrows is itself below 0x4E00.
+const badBits = 0xC000C000C000C000
+
+// fields returns the 56 bits of a group, shifted left 8, from w, its four
+// units minus unitBase: the inverse of units.
+func fields(w uint64) uint64 {
+	t := w&0x00003FFF00003FFF | w>>2&0x0FFFC0000FFFC000
+	return t<<4&0xFFFFFFF000000000 | t<<8&0x0000000FFFFFFF00
 }
 
 // DecodeGeneric is the portable implementation of Decode.
 func DecodeGeneric(dst, src []byte) int {
 	n := len(src) / 8
-	dst = dst[:7*n]
-	for i := 0; i < n; i++ {
-		u := binary.BigEndian.Uint64(src[8*i:])
-		// Adding 0xB2 to a high byte subtracts 0x4E modulo 256, leaving
-		// it below 0x40 exactly for units in U+4E00..U+8DFF; the carries
-		// land in the cleared low bytes.
-		if (u&0xFF00FF00FF00FF00+0xB200B200B200B200)&0xC000C000C000C000 != 0 {
+	d, s := dst[:7*n], src[:8*n]
+	i := 0
+	// Four groups a step, checked together, stored as four non-overlapping
+	// 8-byte words (the last one past the 28 bytes decoded, into room that
+	// the next groups overwrite). A step with a bad unit is left to the
+	// loop below, which finds its group.
+	for len(s) >= 32 && len(d) >= 32 {
+		a := binary.BigEndian.Uint64(s[0:8]) - unitBase
+		b := binary.BigEndian.Uint64(s[8:16]) - unitBase
+		c := binary.BigEndian.Uint64(s[16:24]) - unitBase
+		e := binary.BigEndian.Uint64(s[24:32]) - unitBase
+		if (a|b|c|e)&badBits != 0 {
+			break
+		}
+		a, b, c, e = fields(a), fields(b), fields(c), fields(e)
+		binary.BigEndian.PutUint64(d[0:8], a|b>>56)
+		binary.BigEndian.PutUint64(d[8:16], b<<8|c>>48)
+		binary.BigEndian.PutUint64(d[16:24], c<<16|e>>40)
+		binary.BigEndian.PutUint64(d[24:32], e<<24)
+		s, d = s[32:], d[28:]
+		i += 4
+	}
+	for ; len(s) >= 8; i++ {
+		w := binary.BigEndian.Uint64(s[0:8]) - unitBase
+		if w&badBits != 0 {
 			return i
 		}
-		// Every unit is at least 0x4E00, so the subtraction borrows nowhere.
-		w := u - 0x4E004E004E004E00
-		v := (w>>48&0x3FFF)<<42 | (w>>32&0x3FFF)<<28 | (w>>16&0x3FFF)<<14 | w&0x3FFF
-		if 7*i+8 <= len(dst) {
-			binary.BigEndian.PutUint64(dst[7*i:], v<<8)
-			continue
+		v := fields(w)
+		if len(d) >= 8 {
+			binary.BigEndian.PutUint64(d[0:8], v)
+		} else {
+			binary.BigEndian.PutUint32(d, uint32(v>>32))
+			binary.BigEndian.PutUint16(d[4:], uint16(v>>16))
+			d[6] = byte(v >> 8)
 		}
-		d := dst[7*i : 7*i+7]
-		binary.BigEndian.PutUint32(d, uint32(v>>24))
-		binary.BigEndian.PutUint16(d[4:], uint16(v>>8))
-		d[6] = byte(v)
+		s, d = s[8:], d[7:]
 	}
-	return n
+	return i
 }

@@ -94,3 +94,37 @@ func TestEncodeDecodeMatchGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeGenericBorrows checks the group test of the four-group step
+// against the unit-by-unit rule: every unit value, in every lane of every
+// group of a step, beside neighbours at and around the edges of the range
+// (where a lane's subtraction borrows from the lane above it).
+func TestDecodeGenericBorrows(t *testing.T) {
+	neighbours := []uint16{0x0000, 0x4DFF, 0x4E00, 0x4E01, 0x8DFF, 0x8E00, 0xFFFF}
+	src, dst := make([]byte, 32), make([]byte, 28)
+	for _, nb := range neighbours {
+		for u := range 1 << 16 {
+			for lane := range 16 {
+				for i := 0; i < 32; i += 2 {
+					src[i], src[i+1] = byte(nb>>8), byte(nb)
+				}
+				src[2*lane], src[2*lane+1] = byte(u>>8), byte(u)
+				want := 0
+				for ; want < 4 && groupValid(src[8*want:8*want+8]); want++ {
+				}
+				if got := DecodeGeneric(dst, src); got != want {
+					t.Fatalf("unit %#04x in lane %d among %#04x: %d groups decoded, want %d", u, lane, nb, got, want)
+				}
+			}
+		}
+	}
+}
+
+func groupValid(g []byte) bool {
+	for i := 0; i < 8; i += 2 {
+		if u := uint16(g[i])<<8 | uint16(g[i+1]); u < 0x4E00 || u > 0x8DFF {
+			return false
+		}
+	}
+	return true
+}
