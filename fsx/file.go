@@ -58,7 +58,10 @@ func (f *file) load() error {
 		return err
 	}
 	info, err := bf.Stat()
-	if err == nil {
+	switch {
+	case err == nil && info.IsDir(): // a directory named like a stored file
+		err = errIsDir
+	case err == nil:
 		f.src, err = newSource(f.fsys.decoders, bf, info.Size())
 	}
 	if err != nil {

@@ -160,6 +160,8 @@ func TestListing(t *testing.T) {
 			t.Errorf("listing %v, want %v", names, tt.want)
 		}
 		checkContent(t, fsys, "a", []byte("abc"))
+		_, err = fsys.Create("dir")
+		checkPathError(t, "creating a file stored where a directory is", err, errIsDir)
 		if _, err := fsys.Stat("a.b64"); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Stat of a stored name: %v, want fs.ErrNotExist", err)
 		}
