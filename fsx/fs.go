@@ -123,7 +123,7 @@ func (f *Fs) resolve(name string) (target, error) {
 		return target{}, err
 	case mapped:
 		return target{stored: dir + stored, encoded: true}, nil
-	case f.showUnmapped:
+	case f.showsUnmapped(base):
 		return target{stored: name}, nil
 	}
 	return target{}, ErrNotMapped

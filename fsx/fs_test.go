@@ -105,6 +105,8 @@ func TestNames(t *testing.T) {
 		{"extension mismatch", []fsx.Option{fsx.WithExtension(".torrent", ".json")}, "x.txt", ""},
 		{"extension only", []fsx.Option{fsx.WithExtension(".torrent", ".json")}, ".json", ""},
 		{"unmapped shown", []fsx.Option{fsx.WithExtension(".torrent", ".json"), fsx.ShowUnmapped()}, "x.txt", "x.txt"},
+		{"stored name", []fsx.Option{fsx.WithExtension(".torrent", ".json"), fsx.ShowUnmapped()}, "x.torrent", ""},
+		{"temporary name", []fsx.Option{fsx.WithSuffix(""), fsx.ShowUnmapped()}, ".x.fsx-1.tmp", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

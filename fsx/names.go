@@ -14,12 +14,13 @@ type mapping struct {
 }
 
 // storedName returns the stored name of the shown file name, and false when
-// the name has no stored form.
+// the name has no stored form (a stored name cannot be a temporary file's).
 func (m mapping) storedName(shown string) (string, bool) {
 	if !strings.HasSuffix(shown, m.shown) || len(shown) == len(m.shown) {
 		return "", false
 	}
-	return shown[:len(shown)-len(m.shown)] + m.stored, true
+	stored := shown[:len(shown)-len(m.shown)] + m.stored
+	return stored, !isTemp(stored)
 }
 
 // shownName returns the shown name of the stored file name, and false when
@@ -48,5 +49,5 @@ func isTemp(name string) bool {
 // base name to map.
 func isRoot(name string) bool {
 	name = filepath.Clean(name)
-	return name == "." || name == string(filepath.Separator) || filepath.Dir(name) == name
+	return filepath.Dir(name) == name
 }
