@@ -1,8 +1,6 @@
 package fsx
 
-import (
-	"os"
-)
+import "os"
 
 // Write writes p at the current offset, or at the end of the file when it
 // was opened with os.O_APPEND.
