@@ -169,12 +169,15 @@ func (a *appendEdit) appendTo(bf afero.File) error {
 // rewrite stores src's content followed by the appended data through a
 // temporary file.
 func (a *appendEdit) rewrite(src *source) error {
-	data, err := readAll(src)
+	s, err := a.f.newStream(src)
 	if err != nil {
 		return err
 	}
-	b := &bufferEdit{f: a.f, data: append(data, a.pending...)}
-	return b.commit()
+	if _, err := s.writeAt(a.pending, s.n); err != nil {
+		s.discard()
+		return err
+	}
+	return s.commit()
 }
 
 func (a *appendEdit) discard() {}
