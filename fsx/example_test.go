@@ -99,3 +99,26 @@ func ExampleShowUnmapped() {
 	// secret: stored encoded
 	// stored: README secret.b14
 }
+
+// A base16384 file can be read at any offset: only the blocks holding the
+// bytes asked for are read and decoded.
+func ExampleFs_Open_readAt() {
+	fsys := fsx.New(afero.NewMemMapFs(), base16384.NewCodec())
+	afero.WriteFile(fsys, "digits", []byte(strings.Repeat("0123456789", 100000)), 0o644)
+
+	f, err := fsys.Open("digits")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	p := make([]byte, 10)
+	if _, err := f.ReadAt(p, 987654); err != nil {
+		fmt.Println(err)
+		return
+	}
+	info, _ := f.Stat()
+	fmt.Printf("%s of %d bytes\n", p, info.Size())
+	// Output:
+	// 4567890123 of 1000000 bytes
+}
