@@ -24,13 +24,17 @@ var (
 // replacing the path of a base error (which names the stored file) so that
 // errors never leak stored names the caller did not use.
 func pathError(op, name string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
+	return &fs.PathError{Op: op, Path: name, Err: unwrapPath(err)}
+}
+
+// unwrapPath returns the error inside err when err is a base's
+// *fs.PathError or *os.LinkError, and err itself otherwise.
+func unwrapPath(err error) error {
+	switch e := err.(type) {
+	case *fs.PathError:
+		return e.Err
+	case *os.LinkError:
+		return e.Err
 	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		err = le.Err
-	}
-	return &fs.PathError{Op: op, Path: name, Err: err}
+	return err
 }

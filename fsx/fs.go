@@ -246,18 +246,6 @@ func (f *Fs) rename(oldname, newname string) error {
 	return f.base.Rename(from.stored, to)
 }
 
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
-}
-
 // Stat returns a FileInfo for the named file, with its shown name and
 // decoded size.
 func (f *Fs) Stat(name string) (os.FileInfo, error) {
