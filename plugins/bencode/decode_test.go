@@ -3,6 +3,7 @@ package bencode
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"reflect"
@@ -326,5 +327,40 @@ func TestUnmarshalCorpus(t *testing.T) {
 		if !errors.As(err, &se) {
 			t.Errorf("malformed/%s: got %v, want a *SyntaxError", f.name, err)
 		}
+	}
+}
+
+func TestUnmarshalMoreTypes(t *testing.T) {
+	var b blob
+	if err := Unmarshal([]byte("2:xy"), &b); err != nil || string(b) != "xy" {
+		t.Errorf("blob: %q, %v", b, err)
+	}
+	var tw taggedWins
+	if err := Unmarshal([]byte("d1:Xi5ee"), &tw); err != nil || tw.First.X != 5 || tw.Second.X != 0 {
+		t.Errorf("taggedWins: %+v, %v", tw, err)
+	}
+	var f float32
+	if err := Unmarshal([]byte("i99999999999999999999999999999999999999999e"), &f); err == nil {
+		t.Errorf("float32 overflow accepted: %v", f)
+	}
+	if err := Unmarshal([]byte("le"), &f); err == nil {
+		t.Error("a list into a float accepted")
+	}
+	if err := Unmarshal([]byte("i1e"), &b); err == nil {
+		t.Error("an integer into []byte accepted")
+	}
+}
+
+func TestScannerDepthMethod(t *testing.T) {
+	s := NewScanner([]byte("lli1eee"))
+	var depths []int
+	for {
+		if _, err := s.Next(); err != nil {
+			break
+		}
+		depths = append(depths, s.Depth())
+	}
+	if fmt.Sprint(depths) != "[1 2 2 1 0]" {
+		t.Errorf("depths %v", depths)
 	}
 }

@@ -159,3 +159,66 @@ func TestMarshalBigIntValueInInterface(t *testing.T) {
 		t.Errorf("got %q, %v", got, err)
 	}
 }
+
+type blob []byte
+
+// Two embedded structs give the key "X": the tagged field wins.
+type taggedWins struct {
+	First
+	Second
+}
+
+type First struct {
+	X int `bencode:"X"`
+}
+
+type Second struct {
+	X int
+}
+
+// At the same depth, two untagged fields with one key cancel out.
+type cancelled struct {
+	Second
+	Third
+}
+
+type Third struct {
+	X int
+}
+
+func TestMarshalReflected(t *testing.T) {
+	arr := struct {
+		A [2]byte `bencode:"a"`
+	}{[2]byte{'h', 'i'}}
+	tests := []struct {
+		in   any
+		want string
+	}{
+		{blob("xy"), "2:xy"},
+		{&arr, "d1:a2:hie"},
+		{taggedWins{First{1}, Second{2}}, "d1:Xi1ee"},
+		{cancelled{Second{1}, Third{2}}, "de"},
+		{struct {
+			S struct{} `bencode:"s,omitempty"`
+		}{}, "d1:sdee"},
+	}
+	for _, tt := range tests {
+		got, err := Marshal(tt.in)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Marshal(%#v) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestRawMessageMethods(t *testing.T) {
+	var m RawMessage
+	if err := m.UnmarshalBencode([]byte("i1e")); err != nil || string(m) != "i1e" {
+		t.Errorf("UnmarshalBencode: %q, %v", m, err)
+	}
+	if b, err := m.MarshalBencode(); err != nil || string(b) != "i1e" {
+		t.Errorf("MarshalBencode: %q, %v", b, err)
+	}
+	if _, err := RawMessage(nil).MarshalBencode(); err == nil {
+		t.Error("an empty RawMessage marshaled")
+	}
+}
