@@ -378,3 +378,40 @@ func TestCodecCorpus(t *testing.T) {
 		}
 	}
 }
+
+func TestCodecReset(t *testing.T) {
+	inputs := [][]byte{[]byte("d1:ali1eee"), []byte("x"), []byte("d1:ai1e"), []byte("l2:\xff\xfee")}
+	for _, c := range []core.Codec{NewCodec(), configured(t, lenient)} {
+		for _, encode := range []bool{false, true} {
+			var r io.Reader
+			var w io.WriteCloser
+			var out bytes.Buffer
+			for _, in := range inputs {
+				if encode {
+					in, _ = io.ReadAll(c.NewDecodeReader(bytes.NewReader(in)))
+				}
+				want, wantErr := forms[0].run(c, encode, in)
+				if r == nil {
+					r, w = c.NewDecodeReader(nil), c.NewDecodeWriter(nil)
+					if encode {
+						r, w = c.NewEncodeReader(nil), c.NewEncodeWriter(nil)
+					}
+				}
+				r.(core.ReaderResetter).Reset(bytes.NewReader(in))
+				got, err := io.ReadAll(r)
+				if !bytes.Equal(got, want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+					t.Errorf("reader Reset on %q: %q, %v; want %q, %v", in, got, err, want, wantErr)
+				}
+				out.Reset()
+				w.(core.WriterResetter).Reset(&out)
+				_, err = w.Write(in)
+				if err == nil {
+					err = w.Close()
+				}
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || (err == nil && !bytes.Equal(out.Bytes(), want)) {
+					t.Errorf("writer Reset on %q: %q, %v; want %q, %v", in, out.Bytes(), err, want, wantErr)
+				}
+			}
+		}
+	}
+}

@@ -14,8 +14,8 @@ import (
 // as they come. Output waits in held while a dictionary that may need sorting
 // is open.
 type toBencode struct {
+	opts    DecodeOptions
 	scan    jsonScanner
-	lenient bool
 	held    []byte
 	dicts   []openDict // the open dictionaries, innermost last (strict mode)
 	tmp     []byte
@@ -32,9 +32,15 @@ type entry struct {
 }
 
 func newToBencode(o DecodeOptions) *toBencode {
-	t := &toBencode{lenient: o.Lenient}
-	t.scan.init(o, o.Lenient)
+	t := &toBencode{opts: o}
+	t.reset()
 	return t
+}
+
+func (t *toBencode) reset() {
+	t.scan = jsonScanner{stack: t.scan.stack[:0], buf: t.scan.buf[:0]}
+	t.scan.init(t.opts, t.opts.Lenient)
+	t.held, t.dicts = t.held[:0], t.dicts[:0]
 }
 
 func (t *toBencode) transcode(out, in []byte, atEOF bool) ([]byte, int, error) {
@@ -65,7 +71,7 @@ func (t *toBencode) token(tok Token) error {
 		t.held = append(t.held, tok.Value...)
 		t.held = append(t.held, 'e')
 	case Key:
-		if !t.lenient {
+		if !t.opts.Lenient {
 			d := &t.dicts[len(t.dicts)-1]
 			d.entries = append(d.entries, entry{at: len(t.held), offset: tok.Offset})
 		}
@@ -76,13 +82,13 @@ func (t *toBencode) token(tok Token) error {
 		t.held = append(t.held, 'l')
 	case DictStart:
 		t.held = append(t.held, 'd')
-		if !t.lenient {
+		if !t.opts.Lenient {
 			n := len(t.dicts)
 			t.dicts = slices.Grow(t.dicts, 1)[:n+1]
 			t.dicts[n].entries = t.dicts[n].entries[:0]
 		}
 	case End:
-		if !t.lenient && t.scan.closed == '{' {
+		if !t.opts.Lenient && t.scan.closed == '{' {
 			if err := t.sortDict(); err != nil {
 				return err
 			}

@@ -13,7 +13,14 @@ type transcoder interface {
 	// consumed so far, and returns how many bytes of in it consumed. atEOF
 	// says that no input follows in; then it consumes all of in or fails.
 	transcode(out, in []byte, atEOF bool) ([]byte, int, error)
+	// reset returns the transcoder to its state before any input.
+	reset()
 }
+
+var (
+	_ core.ReaderResetter = (*pullReader)(nil)
+	_ core.WriterResetter = (*pushWriter)(nil)
+)
 
 // dataError reports a *SyntaxError as the *core.DataError codec streams
 // return.
@@ -53,6 +60,12 @@ func (p *pullReader) Read(b []byte) (int, error) {
 	n := copy(b, p.out[p.pos:])
 	p.pos += n
 	return n, nil
+}
+
+// Reset makes p read from r as if new, keeping its buffers.
+func (p *pullReader) Reset(r io.Reader) {
+	p.t.reset()
+	p.r, p.in, p.out, p.pos, p.eof, p.err = r, p.in[:0], p.out[:0], 0, false, nil
 }
 
 // fill reads once from the source and transcodes what it can.
@@ -103,6 +116,12 @@ func (p *pushWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// Reset makes p write to w as if new, keeping its buffers.
+func (p *pushWriter) Reset(w io.Writer) {
+	p.t.reset()
+	p.w, p.in, p.out, p.err, p.closed = w, p.in[:0], p.out[:0], nil, false
 }
 
 // Close transcodes the rest of the input and reports input that ends inside

@@ -14,15 +14,22 @@ const binaryPrefix = "base64:"
 
 // toJSON transcodes bencode into JSON: one line of JSON per top-level value.
 type toJSON struct {
+	opts    DecodeOptions
 	scan    Scanner
 	closers []byte // ']' or '}' for each open container
 	items   []bool // whether each open container has an item yet
 }
 
 func newToJSON(o DecodeOptions) *toJSON {
-	t := new(toJSON)
-	t.scan.init(o, o.Lenient)
+	t := &toJSON{opts: o}
+	t.reset()
 	return t
+}
+
+func (t *toJSON) reset() {
+	t.scan = Scanner{stack: t.scan.stack[:0], keys: t.scan.keys[:0]}
+	t.scan.init(t.opts, t.opts.Lenient)
+	t.closers, t.items = t.closers[:0], t.items[:0]
 }
 
 func (t *toJSON) transcode(out, in []byte, atEOF bool) ([]byte, int, error) {
