@@ -70,7 +70,8 @@ func serveMount(std stdio, dir, mountpoint string, fsys afero.Fs, writable bool)
 	} else if !fi.IsDir() {
 		return fmt.Errorf("%s: not a directory", dir)
 	}
-	srv, err := mount.Mount(fsys, mountpoint, mount.Options{Name: dir, Writable: writable})
+	logErr := func(err error) { fmt.Fprintf(std.err, "b14fs: %v\n", err) }
+	srv, err := mount.Mount(fsys, mountpoint, mount.Options{Name: dir, Writable: writable, Log: logErr})
 	if err != nil {
 		return fmt.Errorf("mount %s: %w", mountpoint, err)
 	}

@@ -31,6 +31,9 @@ type Options struct {
 	// Writable lets programs create, write, rename and remove files and
 	// directories. Without it the mount is read-only.
 	Writable bool
+	// Log, if set, is told of each error that reaches programs only as EIO,
+	// such as bad data in a file, so that its cause can be shown.
+	Log func(error)
 }
 
 // Mount serves fsys at mountpoint and returns the running server; call its
@@ -41,7 +44,7 @@ func Mount(fsys afero.Fs, mountpoint string, opts Options) (*fuse.Server, error)
 	if !opts.Writable {
 		mo.Options = []string{"ro"}
 	}
-	return fs.Mount(mountpoint, &node{fsys: fsys, writable: opts.Writable}, &fs.Options{
+	return fs.Mount(mountpoint, &node{fsys: fsys, opts: &opts}, &fs.Options{
 		EntryTimeout: &timeout,
 		AttrTimeout:  &timeout,
 		MountOptions: mo,
@@ -52,8 +55,8 @@ func Mount(fsys afero.Fs, mountpoint string, opts Options) (*fuse.Server, error)
 // of the inode tree each time, so it stays right across renames.
 type node struct {
 	fs.Inode
-	fsys     afero.Fs
-	writable bool
+	fsys afero.Fs
+	opts *Options
 
 	mu      sync.Mutex
 	writers map[*handle]bool // handles open for writing: they know the size
@@ -78,10 +81,10 @@ func (n *node) child(ctx context.Context, name string, out *fuse.EntryOut) (*fs.
 	p := path.Join(n.path(), name)
 	fi, err := n.fsys.Stat(p)
 	if err != nil {
-		return nil, errno(err)
+		return nil, n.errno(err)
 	}
-	fillAttr(&out.Attr, fi, n.writable)
-	c := &node{fsys: n.fsys, writable: n.writable}
+	fillAttr(&out.Attr, fi, n.opts.Writable)
+	c := &node{fsys: n.fsys, opts: n.opts}
 	return n.NewInode(ctx, c, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
 }
 
@@ -92,18 +95,29 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	f, err := n.fsys.Open(n.path())
 	if err != nil {
-		return nil, errno(err)
+		return nil, n.errno(err)
 	}
 	defer f.Close()
-	infos, err := f.Readdir(-1)
-	if err != nil {
-		return nil, errno(err)
+	var entries []fuse.DirEntry
+	if rd, ok := f.(iofs.ReadDirFile); ok {
+		// Names and types only: no entry's size is worked out.
+		des, err := rd.ReadDir(-1)
+		if err != nil {
+			return nil, n.errno(err)
+		}
+		for _, de := range des {
+			entries = append(entries, fuse.DirEntry{Name: de.Name(), Mode: modeType(de.IsDir())})
+		}
+	} else {
+		infos, err := f.Readdir(-1)
+		if err != nil {
+			return nil, n.errno(err)
+		}
+		for _, fi := range infos {
+			entries = append(entries, fuse.DirEntry{Name: fi.Name(), Mode: modeType(fi.IsDir())})
+		}
 	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
-	entries := make([]fuse.DirEntry, len(infos))
-	for i, fi := range infos {
-		entries[i] = fuse.DirEntry{Name: fi.Name(), Mode: fileType(fi)}
-	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	return fs.NewListDirStream(entries), 0
 }
 
@@ -123,14 +137,14 @@ func (n *node) stat() (os.FileInfo, error) {
 func (n *node) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	fi, err := n.stat()
 	if err != nil {
-		return errno(err)
+		return n.errno(err)
 	}
-	fillAttr(&out.Attr, fi, n.writable)
+	fillAttr(&out.Attr, fi, n.opts.Writable)
 	return 0
 }
 
 func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if !n.writable {
+	if !n.opts.Writable {
 		return syscall.EROFS
 	}
 	p := n.path()
@@ -141,7 +155,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	}
 	if mode, ok := in.GetMode(); ok {
 		if err := n.fsys.Chmod(p, os.FileMode(mode&0o7777)); err != nil {
-			return errno(err)
+			return n.errno(err)
 		}
 	}
 	mtime, mok := in.GetMTime()
@@ -149,7 +163,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	if mok || aok {
 		fi, err := n.fsys.Stat(p)
 		if err != nil {
-			return errno(err)
+			return n.errno(err)
 		}
 		if !mok {
 			mtime = fi.ModTime()
@@ -158,7 +172,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 			atime = mtime
 		}
 		if err := n.fsys.Chtimes(p, atime, mtime); err != nil {
-			return errno(err)
+			return n.errno(err)
 		}
 	}
 	return n.Getattr(ctx, fh, out)
@@ -181,24 +195,24 @@ func (n *node) truncate(fh fs.FileHandle, size int64) syscall.Errno {
 	}
 	f, err := n.fsys.OpenFile(n.path(), os.O_RDWR, 0)
 	if err != nil {
-		return errno(err)
+		return n.errno(err)
 	}
 	err = f.Truncate(size)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return errno(err)
+	return n.errno(err)
 }
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0
-	if write && !n.writable {
+	if write && !n.opts.Writable {
 		return nil, 0, syscall.EROFS
 	}
 	// The kernel passes the offset of every write, O_APPEND included.
 	f, err := n.fsys.OpenFile(n.path(), int(flags)&^(syscall.O_APPEND|syscall.O_CREAT|syscall.O_EXCL), 0)
 	if err != nil {
-		return nil, 0, errno(err)
+		return nil, 0, n.errno(err)
 	}
 	return n.open(f, write), 0, 0
 }
@@ -218,18 +232,18 @@ func (n *node) open(f afero.File, write bool) *handle {
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	if !n.writable {
+	if !n.opts.Writable {
 		return nil, nil, 0, syscall.EROFS
 	}
 	p := path.Join(n.path(), name)
 	f, err := n.fsys.OpenFile(p, int(flags)&^syscall.O_APPEND|os.O_CREATE, os.FileMode(mode&0o777))
 	if err != nil {
-		return nil, nil, 0, errno(err)
+		return nil, nil, 0, n.errno(err)
 	}
 	// Make the file exist in the base now, so that Lookup finds it.
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return nil, nil, 0, errno(err)
+		return nil, nil, 0, n.errno(err)
 	}
 	inode, e := n.child(ctx, name, out)
 	if e != 0 {
@@ -240,11 +254,11 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 }
 
 func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if !n.writable {
+	if !n.opts.Writable {
 		return nil, syscall.EROFS
 	}
 	if err := n.fsys.Mkdir(path.Join(n.path(), name), os.FileMode(mode&0o777)); err != nil {
-		return nil, errno(err)
+		return nil, n.errno(err)
 	}
 	return n.child(ctx, name, out)
 }
@@ -253,21 +267,21 @@ func (n *node) Unlink(ctx context.Context, name string) syscall.Errno { return n
 func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno  { return n.remove(name) }
 
 func (n *node) remove(name string) syscall.Errno {
-	if !n.writable {
+	if !n.opts.Writable {
 		return syscall.EROFS
 	}
-	return errno(n.fsys.Remove(path.Join(n.path(), name)))
+	return n.errno(n.fsys.Remove(path.Join(n.path(), name)))
 }
 
 func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if !n.writable {
+	if !n.opts.Writable {
 		return syscall.EROFS
 	}
 	if flags != 0 {
 		return syscall.ENOTSUP // RENAME_NOREPLACE, RENAME_EXCHANGE
 	}
 	to := path.Join("/"+newParent.EmbeddedInode().Path(nil), newName)
-	return errno(n.fsys.Rename(path.Join(n.path(), name), to))
+	return n.errno(n.fsys.Rename(path.Join(n.path(), name), to))
 }
 
 // handle is an open file. Its methods are serialised: a file of the file
@@ -292,7 +306,7 @@ func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadRes
 	defer h.mu.Unlock()
 	m, err := h.f.ReadAt(dest, off)
 	if err != nil && m < len(dest) && !errors.Is(err, io.EOF) {
-		return nil, errno(err)
+		return nil, h.node.errno(err)
 	}
 	return fuse.ReadResultData(dest[:m]), 0
 }
@@ -302,7 +316,7 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 	defer h.mu.Unlock()
 	m, err := h.f.WriteAt(data, off)
 	if err != nil {
-		return uint32(m), errno(err)
+		return uint32(m), h.node.errno(err)
 	}
 	return uint32(m), 0
 }
@@ -316,7 +330,7 @@ func (h *handle) stat() (os.FileInfo, error) {
 func (h *handle) truncate(size int64) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return errno(h.f.Truncate(size))
+	return h.node.errno(h.f.Truncate(size))
 }
 
 // Flush runs at every close(2): what was written is stored, so that close
@@ -327,7 +341,7 @@ func (h *handle) Flush(ctx context.Context) syscall.Errno {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return errno(h.f.Sync())
+	return h.node.errno(h.f.Sync())
 }
 
 func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return h.Flush(ctx) }
@@ -338,11 +352,11 @@ func (h *handle) Release(ctx context.Context) syscall.Errno {
 	h.node.mu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return errno(h.f.Close())
+	return h.node.errno(h.f.Close())
 }
 
-func fileType(fi os.FileInfo) uint32 {
-	if fi.IsDir() {
+func modeType(dir bool) uint32 {
+	if dir {
 		return syscall.S_IFDIR
 	}
 	return syscall.S_IFREG
@@ -353,7 +367,7 @@ func fillAttr(a *fuse.Attr, fi os.FileInfo, writable bool) {
 	if !writable {
 		perm &^= 0o222
 	}
-	a.Mode = fileType(fi) | perm
+	a.Mode = modeType(fi.IsDir()) | perm
 	a.Size = uint64(max(fi.Size(), 0))
 	a.Blocks = (a.Size + 511) / 512
 	t := fi.ModTime()
@@ -361,7 +375,17 @@ func fillAttr(a *fuse.Attr, fi os.FileInfo, writable bool) {
 	a.Nlink = 1
 }
 
-// errno maps an error from the file system to the errno the kernel gets.
+// errno maps an error from the file system to the errno the kernel gets,
+// and logs the errors that become EIO.
+func (n *node) errno(err error) syscall.Errno {
+	e := errno(err)
+	if e == syscall.EIO && n.opts.Log != nil {
+		n.opts.Log(err)
+	}
+	return e
+}
+
+// errno maps an error to an errno.
 func errno(err error) syscall.Errno {
 	var e syscall.Errno
 	switch {
