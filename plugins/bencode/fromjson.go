@@ -14,11 +14,11 @@ import (
 // as they come. Output waits in held while a dictionary that may need sorting
 // is open.
 type toBencode struct {
-	opts    DecodeOptions
-	scan    jsonScanner
-	held    []byte
-	dicts   []openDict // the open dictionaries, innermost last (strict mode)
-	tmp     []byte
+	opts  DecodeOptions
+	scan  jsonScanner
+	held  []byte
+	dicts []openDict // the open dictionaries, innermost last (strict mode)
+	tmp   []byte
 }
 
 // openDict is an open dictionary's entries, by where each starts in held.
