@@ -188,7 +188,10 @@ func (d *decodeState) skip(tok Token) ([]byte, error) {
 
 func (d *decodeState) typeError(tok Token, t reflect.Type) error {
 	value := tok.Kind.String()
-	if tok.Kind == Integer {
+	switch {
+	case tok.Kind == Integer && len(tok.Value) > 40:
+		value += " of " + strconv.Itoa(len(tok.Value)) + " digits"
+	case tok.Kind == Integer:
 		value += " " + string(tok.Value)
 	}
 	return &UnmarshalTypeError{Value: value, Type: t, Offset: tok.Offset}
@@ -238,6 +241,7 @@ var (
 	unmarshalerType = reflect.TypeFor[Unmarshaler]()
 	rawMessageType  = reflect.TypeFor[RawMessage]()
 	bigIntType      = reflect.TypeFor[big.Int]()
+	bigIntPtrType   = reflect.TypeFor[*big.Int]()
 )
 
 func newTypeDecoder(t reflect.Type) decoderFunc {
@@ -299,8 +303,14 @@ func decodeRaw(d *decodeState, tok Token, v reflect.Value) error {
 	return err
 }
 
+// maxBigDigits bounds the integers decoded into a big.Int, since the time
+// that takes grows with the square of the number of digits. (A million
+// digits would take a second.) RawMessage and the codec keep integers of
+// any length.
+const maxBigDigits = 10000
+
 func decodeBig(d *decodeState, tok Token, v reflect.Value) error {
-	if tok.Kind != Integer {
+	if tok.Kind != Integer || len(tok.Value) > maxBigDigits {
 		return d.typeError(tok, v.Type())
 	}
 	v.Addr().Interface().(*big.Int).SetString(string(tok.Value), 10)

@@ -16,7 +16,9 @@ func (d *decodeState) anyFrom(tok Token) (any, error) {
 		var v any
 		switch tok.Kind {
 		case Integer:
-			v = anyInt(tok.Value)
+			if v = anyInt(tok.Value); v == nil {
+				return nil, d.typeError(tok, bigIntPtrType)
+			}
 		case String:
 			v = d.bytes(tok.Value)
 		case Key:
@@ -52,10 +54,13 @@ func (d *decodeState) anyFrom(tok Token) (any, error) {
 }
 
 // anyInt returns the value of an Integer token's digits as an int64, or a
-// *big.Int when it does not fit.
+// *big.Int when it does not fit, or nil when it has more than maxBigDigits.
 func anyInt(digits []byte) any {
 	if n, ok := parseInt(digits); ok {
 		return n
+	}
+	if len(digits) > maxBigDigits {
+		return nil
 	}
 	n, _ := new(big.Int).SetString(string(digits), 10)
 	return n

@@ -364,3 +364,28 @@ func TestScannerDepthMethod(t *testing.T) {
 		t.Errorf("depths %v", depths)
 	}
 }
+
+func TestUnmarshalLongIntegers(t *testing.T) {
+	ok := "i" + strings.Repeat("9", maxBigDigits) + "e"
+	long := "i" + strings.Repeat("9", maxBigDigits+1) + "e"
+	var n big.Int
+	if err := Unmarshal([]byte(ok), &n); err != nil || len(n.String()) != maxBigDigits {
+		t.Errorf("%d digits into big.Int: %v", maxBigDigits, err)
+	}
+	for _, ptr := range []any{new(big.Int), new(any), new([]any)} {
+		in := long
+		if _, ok := ptr.(*[]any); ok {
+			in = "l" + long + "e"
+		}
+		var te *UnmarshalTypeError
+		err := Unmarshal([]byte(in), ptr)
+		if !errors.As(err, &te) || te.Value != fmt.Sprintf("integer of %d digits", maxBigDigits+1) {
+			t.Errorf("%d digits into %T: %v", maxBigDigits+1, ptr, err)
+		}
+	}
+	// Kept whole where nothing converts them.
+	var raw RawMessage
+	if err := Unmarshal([]byte(long), &raw); err != nil || string(raw) != long {
+		t.Errorf("RawMessage of a long integer: %v", err)
+	}
+}

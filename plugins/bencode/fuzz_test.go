@@ -93,6 +93,10 @@ func FuzzScanner(f *testing.F) {
 			rawErr := o.Unmarshal(data, &raw)
 			var v any
 			anyErr := o.Unmarshal(data, &v)
+			var te *UnmarshalTypeError
+			if errors.As(anyErr, &te) { // an integer too long for a big.Int
+				anyErr = nil
+			}
 			if (rawErr == nil) != (anyErr == nil) {
 				t.Fatalf("%+v: RawMessage %v, any %v", o, rawErr, anyErr)
 			}
