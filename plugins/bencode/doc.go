@@ -15,8 +15,8 @@
 // error names the byte offset where the input went wrong. DecodeOptions
 // relaxes key order and trailing data (Lenient) and sets the depth limit.
 //
-// Hostile input cannot make the package allocate more than the input's own
-// size, overflow a length, or exhaust the goroutine stack: the token layer
-// keeps an explicit stack, and lengths are checked against the input before
-// use.
+// Hostile input cannot make the package allocate out of proportion to the
+// input, overflow a length, or exhaust the goroutine stack: lengths are
+// checked against the input before use, streams grow their buffers only with
+// the bytes that arrive, and the token layer keeps an explicit stack.
 package bencode
