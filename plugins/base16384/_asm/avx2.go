@@ -75,10 +75,10 @@ func encodeAVX2() {
 func decodeAVX2() {
 	TEXT("decodeAVX2", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
-	Doc("decodeAVX2 decodes the 4-group steps of len(src)/8 groups that a",
-		"group follows from src into dst, stopping before the pass of up to",
-		"16 groups holding the first bad unit, and",
-		"returns the number of groups decoded. It may write anywhere in dst.")
+	Doc("decodeAVX2 decodes len(src)/8 groups from src into dst, 4 a step",
+		"while a group follows the step, stopping before the pass of up to 16",
+		"groups holding the first bad unit, and returns the number of groups",
+		"decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX2", "src", 4, 32, 28)
 
 	bias, swap, pairs, join := Y0, Y1, Y2, Y3

@@ -10,10 +10,10 @@ package kernel
 //go:noescape
 func encodeAVX2(dst []byte, src []byte) int
 
-// decodeAVX2 decodes the 4-group steps of len(src)/8 groups that a
-// group follows from src into dst, stopping before the pass of up to
-// 16 groups holding the first bad unit, and
-// returns the number of groups decoded. It may write anywhere in dst.
+// decodeAVX2 decodes len(src)/8 groups from src into dst, 4 a step
+// while a group follows the step, stopping before the pass of up to 16
+// groups holding the first bad unit, and returns the number of groups
+// decoded. It may write anywhere in dst.
 //
 //go:noescape
 func decodeAVX2(dst []byte, src []byte) int
