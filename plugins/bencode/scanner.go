@@ -122,8 +122,9 @@ func (s *Scanner) Next() (Token, error) {
 	return tok, err
 }
 
-// Skip scans past the rest of the value whose first token was tok, checking it
-// as Next does. It returns the input offset just past the value.
+// Skip scans past the rest of the value whose first token, just returned by
+// Next, was tok (an Integer, a String, a ListStart or a DictStart), checking
+// it as Next does. It returns the input offset just past the value.
 func (s *Scanner) Skip(tok Token) (int64, error) {
 	if tok.Kind == ListStart || tok.Kind == DictStart {
 		for depth := len(s.stack); len(s.stack) >= depth; {
