@@ -24,7 +24,7 @@ func (d *decodeState) anyFrom(tok Token) (any, error) {
 		case Key:
 			stack[len(stack)-1].key = d.keys.intern(tok.Value)
 		case ListStart:
-			stack = append(stack, open{list: []any{}})
+			stack = append(stack, open{list: make([]any, 0, 4)}) // from 4, then doubling
 		case DictStart:
 			stack = append(stack, open{dict: map[string]any{}})
 		case End:
