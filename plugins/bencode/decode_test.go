@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -388,4 +389,36 @@ func TestUnmarshalLongIntegers(t *testing.T) {
 	if err := Unmarshal([]byte(long), &raw); err != nil || string(raw) != long {
 		t.Errorf("RawMessage of a long integer: %v", err)
 	}
+}
+
+// TestConcurrentUse runs Unmarshal and Marshal from several goroutines, so
+// that the race detector sees the shared caches and pools.
+func TestConcurrentUse(t *testing.T) {
+	type file struct {
+		Length int64    `bencode:"length"`
+		Path   []string `bencode:"path"`
+	}
+	in := []byte("d6:lengthi42e4:pathl1:a1:bee")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				var f file
+				var v any
+				if err := Unmarshal(in, &f); err != nil || f.Length != 42 {
+					t.Errorf("Unmarshal: %+v, %v", f, err)
+					return
+				}
+				if err := Unmarshal(in, &v); err != nil {
+					t.Error(err)
+					return
+				}
+				if out, err := Marshal(v); err != nil || !bytes.Equal(out, in) {
+					t.Errorf("Marshal: %q, %v", out, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
