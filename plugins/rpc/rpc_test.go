@@ -55,7 +55,7 @@ func buildTestPlugin(dir string) error {
 }
 
 // discover registers the test plugins in a new registry.
-func discover(t *testing.T, opts ...rpc.HostOption) *core.Registry {
+func discover(t testing.TB, opts ...rpc.HostOption) *core.Registry {
 	t.Helper()
 	var reg core.Registry
 	opts = append([]rpc.HostOption{rpc.WithLogger(hclog.NewNullLogger())}, opts...)
@@ -67,7 +67,7 @@ func discover(t *testing.T, opts ...rpc.HostOption) *core.Registry {
 	return &reg
 }
 
-func lookup(t *testing.T, reg *core.Registry, name string) core.Codec {
+func lookup(t testing.TB, reg *core.Registry, name string) core.Codec {
 	t.Helper()
 	c, err := reg.Lookup(name)
 	if err != nil {
