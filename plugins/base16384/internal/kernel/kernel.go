@@ -33,8 +33,9 @@ func Decode(dst, src []byte) int {
 }
 
 // genericBelow is the input size, in groups, below which Encode and Decode
-// call the generic code directly, a call less than through a kernel that
-// would hand such an input to the generic code anyway.
+// call the generic code directly: less than a step of the selected kernel,
+// which would hand such an input to the generic code or take as long, so
+// that the call saved keeps tiny inputs as fast as the generic code alone.
 var genericBelow = 0
 
 // EncodeGeneric is the portable implementation of Encode.

@@ -19,7 +19,10 @@ var (
 func init() {
 	impl := Impls()[0]
 	encode, decode = impl.Encode, impl.Decode
-	if hasAVX2 && !hasAVX512 {
+	switch {
+	case hasAVX512:
+		genericBelow = avx512Groups
+	case hasAVX2:
 		genericBelow = avx2Groups + 1
 	}
 }
@@ -53,6 +56,11 @@ func Impls() []Impl {
 // and the groups after the last step. The AVX-512 kernels handle every
 // group, the last ones with masked loads and stores.
 const avx2Groups = 4
+
+// avx512Groups is the number of groups an AVX-512 step handles. Below it,
+// the kernel and the generic code take the same time, and Encode and Decode
+// save a call by going to the generic code directly.
+const avx512Groups = 8
 
 // encodeWithAVX2 is Encode with the AVX2 kernel.
 func encodeWithAVX2(dst, src []byte) int {
