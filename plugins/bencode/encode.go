@@ -1,6 +1,7 @@
 package bencode
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math/big"
@@ -75,124 +76,152 @@ func Marshal(v any) ([]byte, error) {
 	if err := e.marshal(v); err != nil {
 		return nil, err
 	}
-	return e.result(), nil
+	return bytes.Join(e.chunks(), nil), nil // one allocation, not zeroed first
 }
 
 // An encodeState holds the encoding of a value being marshaled: buf, with
-// the long strings the value holds left out and listed in refs, so that each
-// of them is copied only once, into the result.
+// the long byte strings the value holds left out and listed in refs, so that
+// each of them is copied only once, into the result (an Encoder writes them
+// without copying).
+//
+// The encoding functions append to a buffer they are given and return it,
+// rather than appending to buf: storing to a slice in the heap costs a write
+// barrier while the garbage collector runs, a local variable does not.
 type encodeState struct {
-	buf     []byte
-	refs    []stringRef
-	refSize int
-	depth   int
+	buf   []byte
+	refs  []bytesRef
+	parts [][]byte // buf and refs in output order
+	depth int
 }
 
-// A stringRef is a long string that belongs at buf[at]; one of b and s is set.
-type stringRef struct {
+// A bytesRef is a long byte string that belongs at buf[at].
+type bytesRef struct {
 	at int
 	b  []byte
-	s  string
 }
 
-// longString is the length from which strings are referenced, not copied.
+// longString is the length from which byte strings are referenced, not
+// copied.
 const longString = 1024
 
 var encodeStatePool = sync.Pool{New: func() any { return new(encodeState) }}
 
-// release returns e to the pool, unless it grew too big to keep.
+// release returns e to the pool, unless it grew too big to keep, keeping
+// nothing of the value encoded.
 func (e *encodeState) release() {
 	if cap(e.buf) > 256<<10 {
 		return
 	}
-	e.buf, e.refs, e.refSize, e.depth = e.buf[:0], e.refs[:0], 0, 0
 	clear(e.refs[:cap(e.refs)])
+	clear(e.parts[:cap(e.parts)])
+	e.buf, e.refs, e.parts, e.depth = e.buf[:0], e.refs[:0], e.parts[:0], 0
 	encodeStatePool.Put(e)
 }
 
-// result returns the encoding as a new slice.
-func (e *encodeState) result() []byte {
-	out := make([]byte, 0, len(e.buf)+e.refSize)
+// marshal encodes v into buf and refs.
+func (e *encodeState) marshal(v any) error {
+	b, err := e.appendAny(e.buf[:0], v)
+	e.buf = b
+	return err
+}
+
+// chunks returns the pieces of the encoding in order.
+func (e *encodeState) chunks() [][]byte {
+	parts := e.parts[:0]
 	prev := 0
 	for _, r := range e.refs {
-		out = append(out, e.buf[prev:r.at]...)
-		out = append(out, r.b...)
-		out = append(out, r.s...)
+		parts = append(parts, e.buf[prev:r.at], r.b)
 		prev = r.at
 	}
-	return append(out, e.buf[prev:]...)
+	e.parts = append(parts, e.buf[prev:])
+	return e.parts
 }
 
 // writeTo writes the encoding to w.
 func (e *encodeState) writeTo(w io.Writer) error {
-	prev := 0
-	for _, r := range e.refs {
-		if _, err := w.Write(e.buf[prev:r.at]); err != nil {
+	for _, p := range e.chunks() {
+		if _, err := w.Write(p); err != nil {
 			return err
 		}
-		var err error
-		if r.b != nil {
-			_, err = w.Write(r.b)
-		} else {
-			_, err = io.WriteString(w, r.s)
-		}
-		if err != nil {
-			return err
-		}
-		prev = r.at
-	}
-	_, err := w.Write(e.buf[prev:])
-	return err
-}
-
-// marshal encodes the common dynamic types without reflection.
-func (e *encodeState) marshal(v any) error {
-	switch x := v.(type) {
-	case string:
-		e.str(x)
-	case []byte:
-		e.bytes(x)
-	case int64:
-		e.int(x)
-	case int:
-		e.int(int64(x))
-	case []any:
-		if err := e.enter(); err != nil {
-			return err
-		}
-		e.buf = append(e.buf, 'l')
-		for _, elem := range x {
-			if err := e.marshal(elem); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, 'e')
-		e.depth--
-	case map[string]any:
-		if err := e.enter(); err != nil {
-			return err
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		e.buf = append(e.buf, 'd')
-		for _, k := range keys {
-			e.str(k)
-			if err := e.marshal(x[k]); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, 'e')
-		e.depth--
-	case nil:
-		return &UnsupportedValueError{Str: "nil"}
-	default:
-		rv := reflect.ValueOf(v)
-		return typeEncoder(rv.Type())(e, rv)
 	}
 	return nil
+}
+
+// appendAny appends the encoding of v to b, that of the common dynamic types
+// without reflection.
+func (e *encodeState) appendAny(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return appendString(b, x), nil
+	case []byte:
+		return e.appendBytes(b, x), nil
+	case int64:
+		return appendInt(b, x), nil
+	case int:
+		return appendInt(b, int64(x)), nil
+	case []any:
+		if err := e.enter(); err != nil {
+			return b, err
+		}
+		b = append(b, 'l')
+		for _, elem := range x {
+			var err error
+			if b, err = e.appendAny(b, elem); err != nil {
+				return b, err
+			}
+		}
+		e.depth--
+		return append(b, 'e'), nil
+	case map[string]any:
+		return e.appendMap(b, x)
+	case nil:
+		return b, &UnsupportedValueError{Str: "nil"}
+	}
+	rv := reflect.ValueOf(v)
+	return typeEncoder(rv.Type())(e, b, rv)
+}
+
+// A mapEntry is one entry of a map[string]any.
+type mapEntry struct {
+	key   string
+	value any
+}
+
+// appendMap appends the encoding of m, collecting its entries in one pass
+// over the map, on the stack unless there are more than 8.
+func (e *encodeState) appendMap(b []byte, m map[string]any) ([]byte, error) {
+	if err := e.enter(); err != nil {
+		return b, err
+	}
+	entries := make([]mapEntry, 0, 8)
+	for k, v := range m {
+		entries = append(entries, mapEntry{k, v})
+	}
+	sortEntries(entries)
+	b = append(b, 'd')
+	for _, entry := range entries {
+		b = appendString(b, entry.key)
+		var err error
+		if b, err = e.appendAny(b, entry.value); err != nil {
+			return b, err
+		}
+	}
+	e.depth--
+	return append(b, 'e'), nil
+}
+
+// sortEntries sorts entries by key, by insertion for the few entries most
+// dictionaries have.
+func sortEntries(entries []mapEntry) {
+	if len(entries) > 8 {
+		slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(entries); i++ {
+		for j := i; j > 0 && entries[j].key < entries[j-1].key; j-- {
+			entries[j], entries[j-1] = entries[j-1], entries[j]
+		}
+	}
 }
 
 func (e *encodeState) enter() error {
@@ -202,54 +231,46 @@ func (e *encodeState) enter() error {
 	return nil
 }
 
-func (e *encodeState) int(n int64) {
-	e.buf = append(e.buf, 'i')
-	e.buf = strconv.AppendInt(e.buf, n, 10)
-	e.buf = append(e.buf, 'e')
+func appendInt(b []byte, n int64) []byte {
+	b = append(b, 'i')
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, 'e')
 }
 
-func (e *encodeState) str(s string) {
-	e.buf = strconv.AppendInt(e.buf, int64(len(s)), 10)
-	e.buf = append(e.buf, ':')
+func appendString(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
+}
+
+func (e *encodeState) appendBytes(b, s []byte) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
 	if len(s) >= longString {
-		e.refs = append(e.refs, stringRef{at: len(e.buf), s: s})
-		e.refSize += len(s)
-		return
+		e.refs = append(e.refs, bytesRef{at: len(b), b: s})
+		return b
 	}
-	e.buf = append(e.buf, s...)
+	return append(b, s...)
 }
 
-func (e *encodeState) bytes(b []byte) {
-	e.buf = strconv.AppendInt(e.buf, int64(len(b)), 10)
-	e.buf = append(e.buf, ':')
-	if len(b) >= longString {
-		e.refs = append(e.refs, stringRef{at: len(e.buf), b: b})
-		e.refSize += len(b)
-		return
-	}
-	e.buf = append(e.buf, b...)
-}
-
-// raw appends the output of a Marshaler or a RawMessage of type t, checking
-// that it is one value.
-func (e *encodeState) raw(t reflect.Type, b []byte, err error) error {
+// appendRaw appends the output of a Marshaler or a RawMessage of type t,
+// checking that it is one value.
+func (e *encodeState) appendRaw(b []byte, t reflect.Type, raw []byte, err error) ([]byte, error) {
 	if err == nil {
-		err = checkValue(b)
+		err = checkValue(raw)
 	}
 	if err != nil {
-		return &MarshalerError{Type: t, Err: err}
+		return b, &MarshalerError{Type: t, Err: err}
 	}
-	if len(b) >= longString {
-		e.refs = append(e.refs, stringRef{at: len(e.buf), b: b})
-		e.refSize += len(b)
-		return nil
+	if len(raw) >= longString {
+		e.refs = append(e.refs, bytesRef{at: len(b), b: raw})
+		return b, nil
 	}
-	e.buf = append(e.buf, b...)
-	return nil
+	return append(b, raw...), nil
 }
 
-// An encoderFunc appends the encoding of v to e.
-type encoderFunc func(e *encodeState, v reflect.Value) error
+// An encoderFunc appends the encoding of v to b.
+type encoderFunc func(e *encodeState, b []byte, v reflect.Value) ([]byte, error)
 
 var encoderCache sync.Map // reflect.Type -> encoderFunc
 
@@ -263,9 +284,9 @@ func typeEncoder(t reflect.Type) encoderFunc {
 	var wg sync.WaitGroup
 	var f encoderFunc
 	wg.Add(1)
-	fi, loaded := encoderCache.LoadOrStore(t, encoderFunc(func(e *encodeState, v reflect.Value) error {
+	fi, loaded := encoderCache.LoadOrStore(t, encoderFunc(func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 		wg.Wait()
-		return f(e, v)
+		return f(e, b, v)
 	}))
 	if loaded {
 		return fi.(encoderFunc)
@@ -290,11 +311,11 @@ func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
 		return encodeMarshaler
 	case allowAddr && t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(marshalerType):
 		other := newTypeEncoder(t, false)
-		return func(e *encodeState, v reflect.Value) error {
+		return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 			if v.CanAddr() {
-				return encodeMarshaler(e, v.Addr())
+				return encodeMarshaler(e, b, v.Addr())
 			}
-			return other(e, v)
+			return other(e, b, v)
 		}
 	}
 	switch t.Kind() {
@@ -324,129 +345,121 @@ func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
 		return structEncoder(t)
 	case reflect.Pointer:
 		elem := typeEncoder(t.Elem())
-		return func(e *encodeState, v reflect.Value) error {
+		return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 			if v.IsNil() {
-				return &UnsupportedValueError{Str: "nil " + t.String()}
+				return b, &UnsupportedValueError{Str: "nil " + t.String()}
 			}
-			return elem(e, v.Elem())
+			return elem(e, b, v.Elem())
 		}
 	case reflect.Interface:
-		return func(e *encodeState, v reflect.Value) error {
+		return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 			if v.IsNil() {
-				return &UnsupportedValueError{Str: "nil " + t.String()}
+				return b, &UnsupportedValueError{Str: "nil " + t.String()}
 			}
-			return e.marshal(v.Elem().Interface())
+			return e.appendAny(b, v.Elem().Interface())
 		}
 	}
-	return func(e *encodeState, v reflect.Value) error {
-		return &UnsupportedTypeError{Type: t}
+	return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
+		return b, &UnsupportedTypeError{Type: t}
 	}
 }
 
-func encodeRaw(e *encodeState, v reflect.Value) error {
-	return e.raw(v.Type(), v.Bytes(), nil)
+func encodeRaw(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
+	return e.appendRaw(b, v.Type(), v.Bytes(), nil)
 }
 
-func encodeBig(e *encodeState, v reflect.Value) error {
+func encodeBig(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 	if !v.CanAddr() {
 		p := reflect.New(v.Type())
 		p.Elem().Set(v)
 		v = p.Elem()
 	}
-	e.buf = append(e.buf, 'i')
-	e.buf = v.Addr().Interface().(*big.Int).Append(e.buf, 10)
-	e.buf = append(e.buf, 'e')
-	return nil
+	b = append(b, 'i')
+	b = v.Addr().Interface().(*big.Int).Append(b, 10)
+	return append(b, 'e'), nil
 }
 
-func encodeMarshaler(e *encodeState, v reflect.Value) error {
+func encodeMarshaler(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 	if v.Kind() == reflect.Pointer && v.IsNil() {
-		return &UnsupportedValueError{Str: "nil " + v.Type().String()}
+		return b, &UnsupportedValueError{Str: "nil " + v.Type().String()}
 	}
-	b, err := v.Interface().(Marshaler).MarshalBencode()
-	return e.raw(v.Type(), b, err)
+	raw, err := v.Interface().(Marshaler).MarshalBencode()
+	return e.appendRaw(b, v.Type(), raw, err)
 }
 
-func encodeInt(e *encodeState, v reflect.Value) error {
-	e.int(v.Int())
-	return nil
+func encodeInt(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
+	return appendInt(b, v.Int()), nil
 }
 
-func encodeUint(e *encodeState, v reflect.Value) error {
-	e.buf = append(e.buf, 'i')
-	e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
-	e.buf = append(e.buf, 'e')
-	return nil
+func encodeUint(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
+	b = append(b, 'i')
+	b = strconv.AppendUint(b, v.Uint(), 10)
+	return append(b, 'e'), nil
 }
 
-func encodeBool(e *encodeState, v reflect.Value) error {
+func encodeBool(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 	if v.Bool() {
-		e.buf = append(e.buf, "i1e"...)
-	} else {
-		e.buf = append(e.buf, "i0e"...)
+		return append(b, "i1e"...), nil
 	}
-	return nil
+	return append(b, "i0e"...), nil
 }
 
-func encodeString(e *encodeState, v reflect.Value) error {
-	e.str(v.String())
-	return nil
+func encodeString(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
+	return appendString(b, v.String()), nil
 }
 
-func encodeBytes(e *encodeState, v reflect.Value) error {
-	e.bytes(v.Bytes())
-	return nil
+func encodeBytes(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
+	return e.appendBytes(b, v.Bytes()), nil
 }
 
-func encodeByteArray(e *encodeState, v reflect.Value) error {
+func encodeByteArray(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 	if v.CanAddr() {
-		e.bytes(v.Bytes())
-		return nil
+		return e.appendBytes(b, v.Bytes()), nil
 	}
-	e.buf = strconv.AppendInt(e.buf, int64(v.Len()), 10)
-	e.buf = append(e.buf, ':')
+	b = strconv.AppendInt(b, int64(v.Len()), 10)
+	b = append(b, ':')
 	for i := range v.Len() {
-		e.buf = append(e.buf, byte(v.Index(i).Uint()))
+		b = append(b, byte(v.Index(i).Uint()))
 	}
-	return nil
+	return b, nil
 }
 
 func listEncoder(t reflect.Type) encoderFunc {
 	elem := typeEncoder(t.Elem())
-	return func(e *encodeState, v reflect.Value) error {
+	return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 		if err := e.enter(); err != nil {
-			return err
+			return b, err
 		}
-		e.buf = append(e.buf, 'l')
+		b = append(b, 'l')
 		for i := range v.Len() {
-			if err := elem(e, v.Index(i)); err != nil {
-				return err
+			var err error
+			if b, err = elem(e, b, v.Index(i)); err != nil {
+				return b, err
 			}
 		}
-		e.buf = append(e.buf, 'e')
 		e.depth--
-		return nil
+		return append(b, 'e'), nil
 	}
 }
 
 func mapEncoder(t reflect.Type) encoderFunc {
 	elem := typeEncoder(t.Elem())
-	return func(e *encodeState, v reflect.Value) error {
+	return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 		if err := e.enter(); err != nil {
-			return err
+			return b, err
 		}
 		keys := v.MapKeys()
 		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
-		e.buf = append(e.buf, 'd')
+		b = append(b, 'd')
 		for _, k := range keys {
-			e.str(k.String())
-			if err := elem(e, v.MapIndex(k)); err != nil {
-				return err
+			b = appendString(b, k.String())
+			var err error
+			if b, err = elem(e, b, v.MapIndex(k)); err != nil {
+				return b, err
 			}
 		}
-		e.buf = append(e.buf, 'e')
 		e.depth--
-		return nil
+		return append(b, 'e'), nil
 	}
 }
 
@@ -470,25 +483,25 @@ func structEncoder(t reflect.Type) encoderFunc {
 			enc:       typeEncoder(ft),
 		}
 	}
-	return func(e *encodeState, v reflect.Value) error {
+	return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 		if err := e.enter(); err != nil {
-			return err
+			return b, err
 		}
-		e.buf = append(e.buf, 'd')
+		b = append(b, 'd')
 		for i := range list {
 			f := &list[i]
 			fv, ok := fieldValue(v, f.index)
 			if !ok || (f.omitEmpty && isEmpty(fv)) || (f.nilable && fv.IsNil()) {
 				continue
 			}
-			e.buf = append(e.buf, f.key...)
-			if err := f.enc(e, fv); err != nil {
-				return err
+			b = append(b, f.key...)
+			var err error
+			if b, err = f.enc(e, b, fv); err != nil {
+				return b, err
 			}
 		}
-		e.buf = append(e.buf, 'e')
 		e.depth--
-		return nil
+		return append(b, 'e'), nil
 	}
 }
 
