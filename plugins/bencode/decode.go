@@ -147,6 +147,7 @@ type decodeState struct {
 	copy  bool   // decoded values must not share data
 	owned []byte // a copy of data that decoded values share
 	keys  *keyCache
+	tape  anyTape // for decoding into any
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
@@ -161,6 +162,7 @@ func (d *decodeState) release() {
 	clear(s.stack[:cap(s.stack)])
 	*s = Scanner{stack: s.stack[:0]}
 	d.data, d.owned = nil, nil
+	d.tape.release()
 	decodeStatePool.Put(d)
 }
 

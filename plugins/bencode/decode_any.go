@@ -1,56 +1,34 @@
 package bencode
 
-import "math/big"
+import (
+	"math/big"
+	"reflect"
+)
 
 // anyFrom decodes the value begun by tok as an int64 (a *big.Int beyond 64
-// bits), a []byte, a []any or a map[string]any. It keeps its own stack
-// instead of recursing, so deep input costs heap, not goroutine stack.
+// bits), a []byte, a []any or a map[string]any.
+//
+// A list or dictionary is decoded in two passes, neither recursive, so that
+// deep input costs heap, not goroutine stack. The first scans the value,
+// checking it, and records it in d.tape; the second builds it from the tape
+// with what allocating each Go value separately would cost most of the time
+// spared: every map is made at its final size, all the lists share one
+// backing array, and the []byte, int64 and []any values are boxed into
+// interfaces many at a time (see boxer).
 func (d *decodeState) anyFrom(tok Token) (any, error) {
-	type open struct {
-		list []any
-		dict map[string]any
-		key  string
+	switch tok.Kind {
+	case Integer:
+		if v := anyInt(tok.Value); v != nil {
+			return v, nil
+		}
+		return nil, d.typeError(tok, bigIntPtrType)
+	case String:
+		return d.bytes(tok.Value), nil
 	}
-	var stack []open
-	for {
-		var v any
-		switch tok.Kind {
-		case Integer:
-			if v = anyInt(tok.Value); v == nil {
-				return nil, d.typeError(tok, bigIntPtrType)
-			}
-		case String:
-			v = d.bytes(tok.Value)
-		case Key:
-			stack[len(stack)-1].key = d.keys.intern(tok.Value)
-		case ListStart:
-			stack = append(stack, open{list: make([]any, 0, 4)}) // from 4, then doubling
-		case DictStart:
-			stack = append(stack, open{dict: map[string]any{}})
-		case End:
-			top := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if top.dict != nil {
-				v = top.dict
-			} else {
-				v = top.list
-			}
-		}
-		if v != nil {
-			if len(stack) == 0 {
-				return v, nil
-			}
-			top := &stack[len(stack)-1]
-			if top.dict != nil {
-				top.dict[top.key] = v
-			} else {
-				top.list = append(top.list, v)
-			}
-		}
-		if err := d.scan.read(&tok); err != nil {
-			return nil, err
-		}
+	if err := d.tape.record(d, tok); err != nil {
+		return nil, err
 	}
+	return d.build(), nil
 }
 
 // anyInt returns the value of an Integer token's digits as an int64, or a
@@ -64,6 +42,237 @@ func anyInt(digits []byte) any {
 	}
 	n, _ := new(big.Int).SetString(string(digits), 10)
 	return n
+}
+
+// An anyTape records a list or dictionary for decoding into any: its tokens
+// and what they hold, in input order. It holds no pointers but to big
+// integers, so that keeping it in a pool keeps nothing alive, and filling it
+// costs no write barriers.
+type anyTape struct {
+	kinds    []Kind // the value's tokens' kinds, bigInteger for integers beyond int64
+	listLens []int  // the number of items in each list
+	dictLens []int  // the number of values in each dictionary
+	keys     []span
+	strs     []span
+	ints     []int64
+	bigs     []*big.Int
+	open     []openContainer // while recording: the lists and dictionaries open
+}
+
+// bigInteger is the kind an anyTape records for an integer beyond int64.
+const bigInteger = End + 1
+
+// A span is the place of a string's bytes in the input.
+type span struct {
+	off, n int
+}
+
+// An openContainer is a list or dictionary being recorded: its index in
+// listLens or dictLens.
+type openContainer struct {
+	dict bool
+	i    int
+}
+
+// record scans the rest of the list or dictionary begun by tok into d.tape.
+func (t *anyTape) record(d *decodeState, tok Token) error {
+	kinds, listLens, dictLens, open := t.kinds[:0], t.listLens[:0], t.dictLens[:0], t.open[:0]
+	keys, strs, ints, bigs := t.keys[:0], t.strs[:0], t.ints[:0], t.bigs[:0]
+	defer func() {
+		t.kinds, t.listLens, t.dictLens, t.open = kinds, listLens, dictLens, open
+		t.keys, t.strs, t.ints, t.bigs = keys, strs, ints, bigs
+	}()
+	for {
+		kind := tok.Kind
+		if n := len(open); n > 0 && kind != Key && kind != End {
+			if parent := open[n-1]; parent.dict {
+				dictLens[parent.i]++
+			} else {
+				listLens[parent.i]++
+			}
+		}
+		switch kind {
+		case Integer:
+			if n, ok := parseInt(tok.Value); ok {
+				ints = append(ints, n)
+				break
+			}
+			n, ok := anyInt(tok.Value).(*big.Int)
+			if !ok {
+				return d.typeError(tok, bigIntPtrType)
+			}
+			bigs = append(bigs, n)
+			kind = bigInteger
+		case String:
+			strs = append(strs, d.span(tok.Value))
+		case Key:
+			keys = append(keys, d.span(tok.Value))
+		case ListStart:
+			open = append(open, openContainer{false, len(listLens)})
+			listLens = append(listLens, 0)
+		case DictStart:
+			open = append(open, openContainer{true, len(dictLens)})
+			dictLens = append(dictLens, 0)
+		case End:
+			open = open[:len(open)-1]
+		}
+		kinds = append(kinds, kind)
+		if len(open) == 0 {
+			return nil
+		}
+		if err := d.scan.read(&tok); err != nil {
+			return err
+		}
+	}
+}
+
+// span returns the place of b, a slice of d.data, in d.data.
+func (d *decodeState) span(b []byte) span {
+	return span{cap(d.data) - cap(b), len(b)}
+}
+
+// build returns the value recorded in d.tape.
+func (d *decodeState) build() any {
+	t := &d.tape
+	total := 0
+	for _, n := range t.listLens {
+		total += n
+	}
+	items := make([]any, total) // the items of all the lists
+	boxedLists := boxer[[]any]{count: len(t.listLens), elem: func(i int) []any {
+		n := t.listLens[i] // called in order: the list starts items
+		list := items[:n:n]
+		items = items[n:]
+		return list
+	}}
+	boxedStrs := boxer[[]byte]{count: len(t.strs), elem: func(i int) []byte {
+		s := t.strs[i]
+		return d.bytes(d.data[s.off : s.off+s.n])
+	}}
+	boxedInts := boxer[int64]{count: len(t.ints), elem: func(i int) int64 { return t.ints[i] }}
+
+	// The innermost open list or dictionary is in list and i, or in dict
+	// and key; the others are on frames, on the stack unless deep.
+	type frame struct {
+		list []any
+		i    int
+		dict map[string]any
+		key  string
+	}
+	var (
+		root          any
+		list          []any
+		dict          map[string]any
+		key           string
+		i, iKey, iBig int
+		iDict         int
+		frames        = make([]frame, 0, 16)
+	)
+	for _, kind := range t.kinds {
+		var v any
+		switch kind {
+		case Integer:
+			v = boxedInts.next()
+		case bigInteger:
+			v = t.bigs[iBig]
+			iBig++
+		case String:
+			v = boxedStrs.next()
+		case Key:
+			k := t.keys[iKey]
+			key = d.keys.intern(d.data[k.off : k.off+k.n])
+			iKey++
+			continue
+		case ListStart:
+			v = boxedLists.next()
+		case DictStart:
+			v = make(map[string]any, t.dictLens[iDict])
+			iDict++
+		case End:
+			f := &frames[len(frames)-1]
+			list, i, dict, key = f.list, f.i, f.dict, f.key
+			frames = frames[:len(frames)-1]
+			continue
+		}
+		switch {
+		case len(frames) == 0:
+			root = v
+		case dict != nil:
+			dict[key] = v
+		default:
+			list[i] = v
+			i++
+		}
+		switch kind {
+		case ListStart:
+			frames = append(frames, frame{list, i, dict, key})
+			list, i, dict = v.([]any), 0, nil
+		case DictStart:
+			frames = append(frames, frame{list, i, dict, key})
+			list, dict = nil, v.(map[string]any)
+		}
+	}
+	return root
+}
+
+// release empties t, keeping its buffers unless they grew large.
+func (t *anyTape) release() {
+	if cap(t.kinds) > 1<<16 {
+		*t = anyTape{}
+		return
+	}
+	clear(t.bigs)
+}
+
+// A boxer returns count elements, made by elem in order, as interface
+// values, boxing them many at a time: it copies a run of them into an array
+// held in an interface, and the interface values of the array's elements
+// (which reflect makes without copying, the array being unaddressable) point
+// into it, so that a run costs one allocation instead of one per element.
+// Runs are of 64, 16 or 4 elements, so that a few elements do not take a
+// long array; the last three or fewer are boxed one by one.
+type boxer[T any] struct {
+	count int
+	elem  func(i int) T
+	n     int           // the number of elements returned
+	run   reflect.Value // a boxed array of elements start to end-1, or nothing
+	start int
+	end   int
+}
+
+// next returns the next element.
+func (b *boxer[T]) next() any {
+	i := b.n
+	b.n++
+	if i < b.end {
+		return b.run.Index(i - b.start).Interface()
+	}
+	switch left := b.count - i; {
+	case left >= 64:
+		var run [64]T
+		b.box(run[:], i)
+		b.run = reflect.ValueOf(run)
+	case left >= 16:
+		var run [16]T
+		b.box(run[:], i)
+		b.run = reflect.ValueOf(run)
+	case left >= 4:
+		var run [4]T
+		b.box(run[:], i)
+		b.run = reflect.ValueOf(run)
+	default:
+		b.end = i + 1
+		return b.elem(i)
+	}
+	return b.run.Index(0).Interface()
+}
+
+// box fills run with the elements from i on.
+func (b *boxer[T]) box(run []T, i int) {
+	for j := range run {
+		run[j] = b.elem(i + j)
+	}
+	b.start, b.end = i, i+len(run)
 }
 
 // A keyCache holds recently seen dictionary keys, so that the keys repeated
