@@ -139,17 +139,20 @@ func (d *decodeState) build() any {
 		total += n
 	}
 	items := make([]any, total) // the items of all the lists
-	boxedLists := boxer[[]any]{count: len(t.listLens), elem: func(i int) []any {
+	listAt := func(i int) []any {
 		n := t.listLens[i] // called in order: the list starts items
 		list := items[:n:n]
 		items = items[n:]
 		return list
-	}}
-	boxedStrs := boxer[[]byte]{count: len(t.strs), elem: func(i int) []byte {
+	}
+	strAt := func(i int) []byte {
 		s := t.strs[i]
 		return d.bytes(d.data[s.off : s.off+s.n])
-	}}
-	boxedInts := boxer[int64]{count: len(t.ints), elem: func(i int) int64 { return t.ints[i] }}
+	}
+	intAt := func(i int) int64 { return t.ints[i] }
+	boxedLists := boxer[[]any]{count: len(t.listLens)}
+	boxedStrs := boxer[[]byte]{count: len(t.strs)}
+	boxedInts := boxer[int64]{count: len(t.ints)}
 
 	// The innermost open list or dictionary is in list and i, or in dict
 	// and key; the others are on frames, on the stack unless deep.
@@ -172,19 +175,19 @@ func (d *decodeState) build() any {
 		var v any
 		switch kind {
 		case Integer:
-			v = boxedInts.next()
+			v = boxedInts.next(intAt)
 		case bigInteger:
 			v = t.bigs[iBig]
 			iBig++
 		case String:
-			v = boxedStrs.next()
+			v = boxedStrs.next(strAt)
 		case Key:
 			k := t.keys[iKey]
 			key = d.keys.intern(d.data[k.off : k.off+k.n])
 			iKey++
 			continue
 		case ListStart:
-			v = boxedLists.next()
+			v = boxedLists.next(listAt)
 		case DictStart:
 			v = make(map[string]any, t.dictLens[iDict])
 			iDict++
@@ -224,8 +227,8 @@ func (t *anyTape) release() {
 	clear(t.bigs)
 }
 
-// A boxer returns count elements, made by elem in order, as interface
-// values, boxing them many at a time: it copies a run of them into an array
+// A boxer returns count elements, made one after another by the function
+// passed to next, as interface values, boxing them many at a time: it copies a run of them into an array
 // held in an interface, and the interface values of the array's elements
 // (which reflect makes without copying, the array being unaddressable) point
 // into it, so that a run costs one allocation instead of one per element.
@@ -233,15 +236,14 @@ func (t *anyTape) release() {
 // long array; the last three or fewer are boxed one by one.
 type boxer[T any] struct {
 	count int
-	elem  func(i int) T
 	n     int           // the number of elements returned
 	run   reflect.Value // a boxed array of elements start to end-1, or nothing
 	start int
 	end   int
 }
 
-// next returns the next element.
-func (b *boxer[T]) next() any {
+// next returns the next element; elem(i) makes element i.
+func (b *boxer[T]) next(elem func(i int) T) any {
 	i := b.n
 	b.n++
 	if i < b.end {
@@ -250,27 +252,27 @@ func (b *boxer[T]) next() any {
 	switch left := b.count - i; {
 	case left >= 64:
 		var run [64]T
-		b.box(run[:], i)
+		b.box(run[:], i, elem)
 		b.run = reflect.ValueOf(run)
 	case left >= 16:
 		var run [16]T
-		b.box(run[:], i)
+		b.box(run[:], i, elem)
 		b.run = reflect.ValueOf(run)
 	case left >= 4:
 		var run [4]T
-		b.box(run[:], i)
+		b.box(run[:], i, elem)
 		b.run = reflect.ValueOf(run)
 	default:
 		b.end = i + 1
-		return b.elem(i)
+		return elem(i)
 	}
 	return b.run.Index(0).Interface()
 }
 
 // box fills run with the elements from i on.
-func (b *boxer[T]) box(run []T, i int) {
+func (b *boxer[T]) box(run []T, i int, elem func(i int) T) {
 	for j := range run {
-		run[j] = b.elem(i + j)
+		run[j] = elem(i + j)
 	}
 	b.start, b.end = i, i+len(run)
 }

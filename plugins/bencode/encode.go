@@ -233,18 +233,39 @@ func (e *encodeState) enter() error {
 
 func appendInt(b []byte, n int64) []byte {
 	b = append(b, 'i')
-	b = strconv.AppendInt(b, n, 10)
+	if 0 <= n && n < 100 {
+		b = appendSmall(b, int(n))
+	} else {
+		b = strconv.AppendInt(b, n, 10)
+	}
 	return append(b, 'e')
 }
 
+// appendLength appends n, a string's length, in decimal.
+func appendLength(b []byte, n int) []byte {
+	if n < 100 {
+		return appendSmall(b, n)
+	}
+	return strconv.AppendInt(b, int64(n), 10)
+}
+
+// appendSmall appends n, from 0 to 99, in decimal, more quickly than
+// strconv does: most lengths and many integers are that small.
+func appendSmall(b []byte, n int) []byte {
+	if n < 10 {
+		return append(b, byte('0'+n))
+	}
+	return append(b, byte('0'+n/10), byte('0'+n%10))
+}
+
 func appendString(b []byte, s string) []byte {
-	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = appendLength(b, len(s))
 	b = append(b, ':')
 	return append(b, s...)
 }
 
 func (e *encodeState) appendBytes(b, s []byte) []byte {
-	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = appendLength(b, len(s))
 	b = append(b, ':')
 	if len(s) >= longString {
 		e.refs = append(e.refs, bytesRef{at: len(b), b: s})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -220,5 +221,39 @@ func TestRawMessageMethods(t *testing.T) {
 	}
 	if _, err := RawMessage(nil).MarshalBencode(); err == nil {
 		t.Error("an empty RawMessage marshaled")
+	}
+}
+
+// TestMarshalDecimal checks integers and lengths on both sides of the
+// shortcut for those below 100.
+func TestMarshalDecimal(t *testing.T) {
+	for _, n := range []int64{0, 9, 10, 99, 100, 101, -1, -99, -100, 1 << 40, -1 << 63} {
+		if got, err := Marshal(n); err != nil || string(got) != "i"+strconv.FormatInt(n, 10)+"e" {
+			t.Errorf("Marshal(%d) = %q, %v", n, got, err)
+		}
+	}
+	for _, n := range []int{0, 9, 10, 99, 100, 1000, longString - 1, longString, 5000} {
+		s := strings.Repeat("s", n)
+		want := strconv.Itoa(n) + ":" + s
+		if got, err := Marshal(s); err != nil || string(got) != want {
+			t.Errorf("Marshal of a string of %d bytes: %v", n, err)
+		}
+		if got, err := Marshal([]byte(s)); err != nil || string(got) != want {
+			t.Errorf("Marshal of %d bytes: %v", n, err)
+		}
+	}
+}
+
+// TestMarshalAllocations checks that Marshal of the values Unmarshal makes
+// allocates its result and nothing else.
+func TestMarshalAllocations(t *testing.T) {
+	long := strings.Repeat("p", 3*longString)
+	var v any
+	if err := Unmarshal([]byte("d1:ai1e1:bl1:x2:yyi-5ee1:cd1:d"+strconv.Itoa(len(long))+":"+long+"ee"), &v); err != nil {
+		t.Fatal(err)
+	}
+	Marshal(v) // fill the pool
+	if allocs := testing.AllocsPerRun(10, func() { Marshal(v) }); allocs != 1 {
+		t.Errorf("%v allocations", allocs)
 	}
 }
