@@ -193,13 +193,16 @@ func (e *encodeState) appendMap(b []byte, m map[string]any) ([]byte, error) {
 	if err := e.enter(); err != nil {
 		return b, err
 	}
-	entries := make([]mapEntry, 0, 8)
+	var small [8]mapEntry
+	entries := small[:0]
+	if len(m) > len(small) {
+		entries = make([]mapEntry, 0, len(m))
+	}
 	for k, v := range m {
 		entries = append(entries, mapEntry{k, v})
 	}
-	sortEntries(entries)
 	b = append(b, 'd')
-	for _, entry := range entries {
+	for _, entry := range sortEntries(entries) {
 		b = appendString(b, entry.key)
 		var err error
 		if b, err = e.appendAny(b, entry.value); err != nil {
@@ -210,18 +213,52 @@ func (e *encodeState) appendMap(b []byte, m map[string]any) ([]byte, error) {
 	return append(b, 'e'), nil
 }
 
-// sortEntries sorts entries by key, by insertion for the few entries most
-// dictionaries have.
-func sortEntries(entries []mapEntry) {
-	if len(entries) > 8 {
-		slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
-		return
-	}
-	for i := 1; i < len(entries); i++ {
-		for j := i; j > 0 && entries[j].key < entries[j-1].key; j-- {
-			entries[j], entries[j-1] = entries[j-1], entries[j]
+// sortEntries returns entries sorted by key: the few entries most
+// dictionaries have sorted in place by insertion, more by sorting integers
+// that pack the first bytes of a key (which often tell keys apart) with the
+// entry's index, then runs of keys that begin alike by whole keys.
+func sortEntries(entries []mapEntry) []mapEntry {
+	const indexBits = 16
+	switch {
+	case len(entries) <= 8:
+		for i := 1; i < len(entries); i++ {
+			for j := i; j > 0 && entries[j].key < entries[j-1].key; j-- {
+				entries[j], entries[j-1] = entries[j-1], entries[j]
+			}
 		}
+		return entries
+	case len(entries) > 1<<indexBits:
+		slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
+		return entries
 	}
+	order := make([]uint64, len(entries))
+	for i, entry := range entries {
+		var prefix uint64
+		for j := range 64/8 - indexBits/8 {
+			prefix <<= 8
+			if j < len(entry.key) {
+				prefix |= uint64(entry.key[j])
+			}
+		}
+		order[i] = prefix<<indexBits | uint64(i)
+	}
+	slices.Sort(order)
+	keyOf := func(o uint64) string { return entries[o&(1<<indexBits-1)].key }
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && order[j]>>indexBits == order[i]>>indexBits {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], func(a, b uint64) int { return strings.Compare(keyOf(a), keyOf(b)) })
+		}
+		i = j
+	}
+	sorted := make([]mapEntry, len(entries))
+	for i, o := range order {
+		sorted[i] = entries[o&(1<<indexBits-1)]
+	}
+	return sorted
 }
 
 func (e *encodeState) enter() error {

@@ -3,7 +3,9 @@ package bencode
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -258,5 +260,31 @@ func TestMarshalAllocations(t *testing.T) {
 	Marshal(v) // fill the pool
 	if allocs := testing.AllocsPerRun(10, func() { Marshal(v) }); allocs != 1 {
 		t.Errorf("%v allocations", allocs)
+	}
+}
+
+// TestMarshalManyKeys checks the order of the keys of large maps, whose
+// sort starts with the keys' first bytes: keys alike in those, keys that
+// are prefixes of others, NUL bytes.
+func TestMarshalManyKeys(t *testing.T) {
+	for _, n := range []int{9, 100, 1000, 1<<16 + 1} {
+		m := map[string]any{"": 0, "a": 1, "a\x00": 2, "a\x00\x00\x00\x00\x00\x00": 3, "a\x00\x00\x00\x00\x00\x00b": 4,
+			"abcdef": 5, "abcdef1": 6, "abcdef0": 7, "abcdeg": 8, "\xff\xff\xff\xff\xff\xff\xff": 9}
+		for i := len(m); i < n; i++ {
+			m[fmt.Sprintf("k%x_%d", i%7, i)] = i
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		want := []byte{'d'}
+		for _, k := range keys {
+			want = fmt.Appendf(want, "%d:%si%de", len(k), k, m[k])
+		}
+		want = append(want, 'e')
+		if got, err := Marshal(m); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%d keys: wrong order (%v)", len(m), err)
+		}
 	}
 }
