@@ -89,7 +89,7 @@ func encodeWithAVX512(dst, src []byte) int {
 }
 
 // decodeWithAVX512 is Decode with the AVX-512 VBMI kernel, and the generic
-// code from the step holding the first bad unit.
+// code from the pass holding the first bad unit.
 func decodeWithAVX512(dst, src []byte) int {
 	n := len(src) / 8
 	done := decodeAVX512(dst[:7*n], src[:8*n])
