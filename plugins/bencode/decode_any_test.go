@@ -144,3 +144,19 @@ func TestUnmarshalAnyLongIntegerInside(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestUnmarshalAnyListsApart checks that appending to a decoded list, whose
+// items share an array with those of the other lists, leaves them alone.
+func TestUnmarshalAnyListsApart(t *testing.T) {
+	var v any
+	if err := Unmarshal([]byte("lli1ei2eeli3eee"), &v); err != nil {
+		t.Fatal(err)
+	}
+	lists := v.([]any)
+	_ = append(lists[1].([]any), "x")
+	_ = append(lists[0].([]any), "y")
+	want := []any{[]any{int64(1), int64(2)}, []any{int64(3)}}
+	if !reflect.DeepEqual(v, any(want)) {
+		t.Errorf("got %v, want %v", v, want)
+	}
+}
