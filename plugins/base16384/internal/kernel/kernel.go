@@ -13,10 +13,10 @@ import "encoding/binary"
 // dst must hold at least 8*(len(src)/7) bytes; bytes past a trailing partial
 // group of src are not read.
 func Encode(dst, src []byte) int {
-	if len(src) < 7*genericBelow {
+	if len(src) < 7*selected.genericBelow {
 		return EncodeGeneric(dst, src)
 	}
-	return encode(dst, src)
+	return selected.Encode(dst, src)
 }
 
 // Decode decodes the whole 8-byte groups of src (raw UTF-16BE units) into dst,
@@ -26,17 +26,11 @@ func Encode(dst, src []byte) int {
 // the one holding the first bad unit. Bytes of dst[:7*(len(src)/8)] past the
 // decoded groups may be overwritten.
 func Decode(dst, src []byte) int {
-	if len(src) < 8*genericBelow {
+	if len(src) < 8*selected.genericBelow {
 		return DecodeGeneric(dst, src)
 	}
-	return decode(dst, src)
+	return selected.Decode(dst, src)
 }
-
-// genericBelow is the input size, in groups, below which Encode and Decode
-// call the generic code directly: less than a step of the selected kernel,
-// which would hand such an input to the generic code or take as long, so
-// that the call saved keeps tiny inputs as fast as the generic code alone.
-var genericBelow = 0
 
 // EncodeGeneric is the portable implementation of Encode.
 func EncodeGeneric(dst, src []byte) int {

@@ -4,29 +4,6 @@ package kernel
 
 import "golang.org/x/sys/cpu"
 
-// Impl is one implementation of the kernels: Encode and Decode have the
-// contracts of the package functions of the same names.
-type Impl struct {
-	Name           string
-	Encode, Decode func(dst, src []byte) int
-}
-
-var (
-	encode = EncodeGeneric
-	decode = DecodeGeneric
-)
-
-func init() {
-	impl := Impls()[0]
-	encode, decode = impl.Encode, impl.Decode
-	switch {
-	case hasAVX512:
-		genericBelow = avx512Groups
-	case hasAVX2:
-		genericBelow = avx2Groups + 1
-	}
-}
-
 // hasAVX2 and hasAVX512 report whether the AVX2 and the AVX-512 VBMI
 // kernels can run (the latter also uses BMI2's bzhi). They follow
 // golang.org/x/sys/cpu, so GODEBUG=cpu.avx2=off turns off both, and
@@ -37,17 +14,19 @@ var (
 		cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 )
 
-// Impls returns the implementations this processor runs, fastest first;
-// the last one is the generic code. Encode and Decode use the first.
-func Impls() []Impl {
+// vectorImpls returns the vector implementations this processor runs,
+// fastest first.
+func vectorImpls() []Impl {
 	var impls []Impl
 	if hasAVX512 {
-		impls = append(impls, Impl{"avx512vbmi", encodeWithAVX512, decodeWithAVX512})
+		impls = append(impls, Impl{Name: "avx512vbmi", Encode: encodeWithAVX512, Decode: decodeWithAVX512,
+			StepGroups: avx512Groups, genericBelow: avx512Groups})
 	}
 	if hasAVX2 {
-		impls = append(impls, Impl{"avx2", encodeWithAVX2, decodeWithAVX2})
+		impls = append(impls, Impl{Name: "avx2", Encode: encodeWithAVX2, Decode: decodeWithAVX2,
+			StepGroups: avx2Groups, genericBelow: avx2Groups + 1})
 	}
-	return append(impls, Impl{"generic", EncodeGeneric, DecodeGeneric})
+	return impls
 }
 
 // avx2Groups is the number of groups an AVX2 step handles. The AVX2
@@ -58,8 +37,7 @@ func Impls() []Impl {
 const avx2Groups = 4
 
 // avx512Groups is the number of groups an AVX-512 step handles. Below it,
-// the kernel and the generic code take the same time, and Encode and Decode
-// save a call by going to the generic code directly.
+// the kernel and the generic code take the same time.
 const avx512Groups = 8
 
 // encodeWithAVX2 is Encode with the AVX2 kernel.

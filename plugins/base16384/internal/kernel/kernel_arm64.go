@@ -8,39 +8,19 @@ import "golang.org/x/sys/cpu"
 // 56 raw bytes, 64 encoded bytes.
 const neonGroups = 8
 
-// Impl is one implementation of the kernels: Encode and Decode have the
-// contracts of the package functions of the same names.
-type Impl struct {
-	Name           string
-	Encode, Decode func(dst, src []byte) int
-}
-
-var (
-	encode = EncodeGeneric
-	decode = DecodeGeneric
-)
-
-func init() {
-	impl := Impls()[0]
-	encode, decode = impl.Encode, impl.Decode
-	if hasNEON {
-		genericBelow = neonGroups
-	}
-}
-
 // hasNEON reports whether the NEON kernels can run. Every arm64 processor
 // has Advanced SIMD; following golang.org/x/sys/cpu lets
 // GODEBUG=cpu.asimd=off select the generic code.
 var hasNEON = cpu.ARM64.HasASIMD
 
-// Impls returns the implementations this processor runs, fastest first;
-// the last one is the generic code. Encode and Decode use the first.
-func Impls() []Impl {
-	var impls []Impl
-	if hasNEON {
-		impls = append(impls, Impl{"neon", encodeNEON, decodeNEON})
+// vectorImpls returns the vector implementations this processor runs,
+// fastest first.
+func vectorImpls() []Impl {
+	if !hasNEON {
+		return nil
 	}
-	return append(impls, Impl{"generic", EncodeGeneric, DecodeGeneric})
+	return []Impl{{Name: "neon", Encode: encodeNEON, Decode: decodeNEON,
+		StepGroups: neonGroups, genericBelow: neonGroups}}
 }
 
 // encodeSteps encodes n steps of 8 groups, reading 56*n+2 bytes of src

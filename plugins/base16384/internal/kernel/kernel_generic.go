@@ -2,7 +2,6 @@
 
 package kernel
 
-var (
-	encode = EncodeGeneric
-	decode = DecodeGeneric
-)
+// vectorImpls returns the vector implementations this processor runs,
+// fastest first: none without assembly.
+func vectorImpls() []Impl { return nil }

@@ -3,7 +3,9 @@ package kernel
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -127,4 +129,33 @@ func groupValid(g []byte) bool {
 		}
 	}
 	return true
+}
+
+func TestImplsFirstIsSelected(t *testing.T) {
+	impls := Impls()
+	first := impls[0]
+	if reflect.ValueOf(selected.Encode).Pointer() != reflect.ValueOf(first.Encode).Pointer() ||
+		reflect.ValueOf(selected.Decode).Pointer() != reflect.ValueOf(first.Decode).Pointer() ||
+		selected.genericBelow != first.genericBelow {
+		t.Errorf("Encode and Decode do not use %s, the first of Impls", first.Name)
+	}
+	if last := impls[len(impls)-1]; last.Name != "generic" || last.genericBelow != 0 {
+		t.Errorf("last of Impls is %s with genericBelow %d, want generic with 0", last.Name, last.genericBelow)
+	}
+	for _, impl := range impls[:len(impls)-1] {
+		// Encode and Decode hand the vector code every input of a step and
+		// a group or more.
+		if impl.genericBelow < impl.StepGroups || impl.genericBelow > impl.StepGroups+1 {
+			t.Errorf("%s: genericBelow %d, want %d or %d (a step, or a step and a group)",
+				impl.Name, impl.genericBelow, impl.StepGroups, impl.StepGroups+1)
+		}
+	}
+}
+
+func ExampleImpls() {
+	fastest := Impls()[0]
+	dst := make([]byte, 8)
+	n := fastest.Encode(dst, []byte("1234567"))
+	fmt.Printf("%d group: %x\n", n, dst)
+	// Output: 1 group: 5a4c71335ed48437
 }
