@@ -6,12 +6,6 @@ import (
 	"testing"
 )
 
-// benchImpl is a named pair of kernels to benchmark.
-type benchImpl struct {
-	name           string
-	encode, decode func(dst, src []byte) int
-}
-
 // benchSizes are the raw sizes benchmarked, each cut down to whole groups.
 var benchSizes = []int{16, 256, 4 << 10, 32 << 10, 1 << 20}
 
@@ -28,7 +22,7 @@ func sizeName(n int) string {
 // benchmarkKernels runs run for Encode and Decode ("selected"), every
 // implementation and every size, beside encoding/base64 and copy on the same
 // number of raw bytes.
-func benchmarkKernels(b *testing.B, run func(impl benchImpl, raw, units []byte) func(), base64Run func(raw, text []byte) func()) {
+func benchmarkKernels(b *testing.B, run func(impl Impl, raw, units []byte) func(), base64Run func(raw, text []byte) func()) {
 	for _, size := range benchSizes {
 		n := size / 7 * 7
 		raw := pseudoRandom(n, 6)
@@ -44,8 +38,8 @@ func benchmarkKernels(b *testing.B, run func(impl benchImpl, raw, units []byte) 
 				}
 			})
 		}
-		for _, impl := range benchImpls() {
-			bench(impl.name, run(impl, raw, units))
+		for _, impl := range append([]Impl{{Name: "selected", Encode: Encode, Decode: Decode}}, Impls()...) {
+			bench(impl.Name, run(impl, raw, units))
 		}
 		bench("base64", base64Run(raw, text))
 		dst := make([]byte, n)
@@ -54,9 +48,9 @@ func benchmarkKernels(b *testing.B, run func(impl benchImpl, raw, units []byte) 
 }
 
 func BenchmarkEncode(b *testing.B) {
-	benchmarkKernels(b, func(impl benchImpl, raw, units []byte) func() {
+	benchmarkKernels(b, func(impl Impl, raw, units []byte) func() {
 		dst := make([]byte, len(units))
-		return func() { impl.encode(dst, raw) }
+		return func() { impl.Encode(dst, raw) }
 	}, func(raw, text []byte) func() {
 		dst := make([]byte, len(text))
 		return func() { base64.StdEncoding.Encode(dst, raw) }
@@ -64,9 +58,9 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	benchmarkKernels(b, func(impl benchImpl, raw, units []byte) func() {
+	benchmarkKernels(b, func(impl Impl, raw, units []byte) func() {
 		dst := make([]byte, len(raw))
-		return func() { impl.decode(dst, units) }
+		return func() { impl.Decode(dst, units) }
 	}, func(raw, text []byte) func() {
 		dst := make([]byte, len(raw))
 		return func() { base64.StdEncoding.Decode(dst, text) }
