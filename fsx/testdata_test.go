@@ -8,44 +8,18 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/b14fs/b14fs/internal/shareddata"
+
+	"github.com/spf13/afero"
+
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
-	"github.com/spf13/afero"
 )
-
-// sharedTestdata returns the directory of the shared test data: the
-// B14FS_TESTDATA environment variable, or ../shared/testdata next to the
-// module root. It skips the test when the directory is absent.
-func sharedTestdata(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("B14FS_TESTDATA"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared test data not found: no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	data := filepath.Join(dir, "..", "shared", "testdata")
-	if _, err := os.Stat(data); err != nil {
-		t.Skipf("shared test data not found at %s (set B14FS_TESTDATA)", data)
-	}
-	return data
-}
 
 // TestReferenceVectors reads the reference base16384 vectors (NAME.b14
 // holding the encoding of NAME.bin) through fsx over a read-only OsFs.
 func TestReferenceVectors(t *testing.T) {
-	dir := filepath.Join(sharedTestdata(t), "base16384")
+	dir := shareddata.Dir(t, "base16384")
 	base := afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), dir))
 	fsys := fsx.New(base, base16384.NewCodec())
 	bins, err := filepath.Glob(filepath.Join(dir, "*.bin"))

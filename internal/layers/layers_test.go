@@ -21,8 +21,8 @@ func rank(pkg string) (layer int, unit string) {
 		return 2, "plugins/" + name
 	case "internal":
 		name, _, _ := strings.Cut(rest, "/")
-		if name == "testcodec" {
-			return 1, "internal/testcodec" // test codecs: on core, under everything else
+		if name == "testcodec" || name == "shareddata" {
+			return 1, "internal/" + name // test helpers: on core, under everything else
 		}
 		return 5, "internal/" + name // the command's own helpers
 

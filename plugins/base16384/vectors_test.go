@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/b14fs/b14fs/internal/shareddata"
 )
 
 // A vector is one reference encoding from the shared test data.
@@ -15,40 +17,10 @@ type vector struct {
 	plain, enc []byte
 }
 
-// testdataDir returns the shared base16384 test data directory, from
-// $B14FS_TESTDATA or ../shared/testdata beside the module root, skipping the
-// test when it is absent.
-func testdataDir(t testing.TB) string {
-	t.Helper()
-	root := os.Getenv("B14FS_TESTDATA")
-	if root == "" {
-		dir, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				t.Skip("shared test data not found: no go.mod above the package; set B14FS_TESTDATA")
-			}
-			dir = parent
-		}
-		root = filepath.Join(dir, "..", "shared", "testdata")
-	}
-	dir := filepath.Join(root, "base16384")
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.tsv")); err != nil {
-		t.Skipf("shared test data not found in %s (set B14FS_TESTDATA): %v", dir, err)
-	}
-	return dir
-}
-
 // loadVectors reads every vector MANIFEST.tsv lists.
 func loadVectors(t testing.TB) []vector {
 	t.Helper()
-	dir := testdataDir(t)
+	dir := shareddata.Dir(t, "base16384")
 	f, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
 	if err != nil {
 		t.Fatal(err)
