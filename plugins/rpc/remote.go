@@ -175,6 +175,7 @@ func (c *remoteCodec) push(w io.Writer, decode bool) io.WriteCloser {
 		return &pushStream{err: err, done: closed()}
 	}
 	p := &pushStream{st: st, cancel: cancel, proc: c.proc, done: make(chan struct{})}
+	p.frames.send = p.send
 	go p.drain(w)
 	return p
 }
@@ -191,7 +192,7 @@ type pushStream struct {
 	cancel context.CancelFunc
 	proc   *process
 	done   chan struct{} // closed when drain returns, after setting err
-	buf    []byte        // bytes written but not sent yet
+	frames frameWriter   // gathers writes into frames
 	once   sync.Once
 	err    error
 }
@@ -222,34 +223,17 @@ func (p *pushStream) drain(w io.Writer) {
 // Write queues b for the plugin, sending it in frames of frameSize bytes:
 // small writes are gathered, and the last partial frame goes out on Close.
 func (p *pushStream) Write(b []byte) (int, error) {
-	n := 0
-	for len(b) > 0 {
-		select {
-		case <-p.done:
-			return n, p.result()
-		default:
-		}
-		m := min(len(b), frameSize-len(p.buf))
-		p.buf = append(p.buf, b[:m]...)
-		n += m
-		b = b[m:]
-		if len(p.buf) == frameSize {
-			if err := p.flush(); err != nil {
-				return n, err
-			}
-		}
+	select {
+	case <-p.done:
+		return 0, p.result()
+	default:
 	}
-	return n, nil
+	return p.frames.Write(b)
 }
 
-// flush sends the gathered bytes.
-func (p *pushStream) flush() error {
-	if len(p.buf) == 0 {
-		return nil
-	}
-	err := p.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: p.buf}})
-	p.buf = p.buf[:0]
-	if err != nil {
+// send sends one frame; once the call has ended, it returns its outcome.
+func (p *pushStream) send(f *pb.Frame) error {
+	if err := p.st.Send(f); err != nil {
 		<-p.done
 		return p.result()
 	}
@@ -269,7 +253,7 @@ func (p *pushStream) result() error {
 // underlying writer.
 func (p *pushStream) Close() error {
 	p.once.Do(func() {
-		if p.st != nil && p.flush() == nil {
+		if p.st != nil && p.frames.flush() == nil {
 			p.st.CloseSend()
 		}
 	})
