@@ -174,10 +174,12 @@ func (d *decodeState) group(dst, src []byte, final bool) (nDst, nSrc, bad int, e
 		return d.put(dst, groupValue(units[:]), 7), 8, 0, nil
 	}
 	u := binary.BigEndian.Uint16(src[2*k:])
+	if k == 4 && u != markerHi<<8|6 {
+		// A whole group, not a 6-byte tail: what follows is the next
+		// group's business, as it is when the kernel decodes this one.
+		return d.put(dst, groupValue(units[:]), 7), 8, 0, nil
+	}
 	if u>>8 != markerHi {
-		if k == 4 {
-			return d.put(dst, groupValue(units[:]), 7), 8, 0, nil
-		}
 		return 0, 0, 2 * k, fmt.Errorf("%w: U+%04X", ErrInvalidUnit, u)
 	}
 	r := int(u & 0xFF)
