@@ -80,12 +80,14 @@ type Scanner struct {
 	intAt, intPos int64 // input offsets: an integer token at intAt has digits checked up to intPos
 }
 
+// A frame is an open list or dictionary. It holds no pointers, so that
+// storing one costs no write barrier while the garbage collector runs.
 type frame struct {
 	dict    bool
 	wantKey bool // the next token is a key or End
 	hasKey  bool // the dictionary has had a key
-	keyOff  int  // offset in keys of this dictionary's last key
-	key     []byte
+	keyOff  int  // offset of this dictionary's last key in keys, or in data if the scanner is fixed
+	keyLen  int
 }
 
 // NewScanner returns a strict scanner of data with the default depth limit.
@@ -221,7 +223,13 @@ func (s *Scanner) open(tok *Token, start int, dict bool, top *frame) error {
 	if top != nil && top.dict {
 		top.wantKey = true
 	}
-	s.stack = append(s.stack, frame{dict: dict, wantKey: dict, keyOff: len(s.keys)})
+	f := frame{dict: dict, wantKey: dict, keyOff: len(s.keys)}
+	if n := len(s.stack); n < cap(s.stack) {
+		s.stack = s.stack[:n+1] // unlike append, stores no pointer
+		s.stack[n] = f
+	} else {
+		s.stack = append(s.stack, f)
+	}
 	s.off = start + 1
 	tok.Kind, tok.Offset, tok.Value = ListStart, s.base+int64(start), nil
 	if dict {
@@ -249,7 +257,7 @@ func (s *Scanner) key(tok *Token, start int, top *frame) error {
 	}
 	if !s.lenient {
 		if top.hasKey {
-			switch c := bytes.Compare(top.key, tok.Value); {
+			switch c := bytes.Compare(s.lastKey(top), tok.Value); {
 			case c == 0:
 				return s.fail(start, "duplicate dictionary key %q", tok.Value)
 			case c > 0:
@@ -257,15 +265,23 @@ func (s *Scanner) key(tok *Token, start int, top *frame) error {
 			}
 		}
 		if s.fixed {
-			top.key = tok.Value
+			top.keyOff = s.off - len(tok.Value)
 		} else {
 			s.keys = append(s.keys[:top.keyOff], tok.Value...)
-			top.key = s.keys[top.keyOff:]
 		}
+		top.keyLen = len(tok.Value)
 	}
 	top.hasKey = true
 	top.wantKey = false
 	return nil
+}
+
+// lastKey returns the last key of the dictionary top.
+func (s *Scanner) lastKey(top *frame) []byte {
+	if s.fixed {
+		return s.data[top.keyOff : top.keyOff+top.keyLen]
+	}
+	return s.keys[top.keyOff : top.keyOff+top.keyLen]
 }
 
 // str scans a string at data[start], a digit.
