@@ -94,7 +94,9 @@ func convert(std stdio, dir direction, codec core.Codec, input, output string, s
 		if cerr != nil {
 			return cerr
 		}
+		stop := onInterrupt(std.err, f.abort)
 		defer func() {
+			stop()
 			if err == nil {
 				err = f.commit()
 			} else {

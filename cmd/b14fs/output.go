@@ -2,10 +2,17 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 )
+
+// exitInterrupted is the exit code after SIGINT or SIGTERM, as shells report
+// a death by SIGINT.
+const exitInterrupted = 130
 
 // atomicFile is an output file written under a temporary name in the same
 // directory and renamed over its real name by commit.
@@ -58,4 +65,25 @@ func (f *atomicFile) commit() error {
 func (f *atomicFile) abort() {
 	f.Close()
 	os.Remove(f.Name())
+}
+
+// onInterrupt makes SIGINT and SIGTERM run cleanup and end the process with
+// exitInterrupted, until the returned stop is called.
+func onInterrupt(errOut io.Writer, cleanup func()) (stop func()) {
+	sig := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sig:
+			cleanup()
+			fmt.Fprintf(errOut, "b14fs: %v: stopped, output not written\n", s)
+			os.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }
