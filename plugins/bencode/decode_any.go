@@ -11,10 +11,10 @@ import (
 // A list or dictionary is decoded in two passes, neither recursive, so that
 // deep input costs heap, not goroutine stack. The first scans the value,
 // checking it, and records it in d.tape; the second builds it from the tape
-// with what allocating each Go value separately would cost most of the time
-// spared: every map is made at its final size, all the lists share one
-// backing array, and the []byte, int64 and []any values are boxed into
-// interfaces many at a time (see boxer).
+// with half the allocations one per Go value would take: every map is made at
+// its final size, all the lists share one backing array, and the []byte,
+// int64 and []any values are boxed into interfaces many at a time (see
+// boxer).
 func (d *decodeState) anyFrom(tok Token) (any, error) {
 	switch tok.Kind {
 	case Integer:
@@ -47,7 +47,7 @@ func anyInt(digits []byte) any {
 // An anyTape records a list or dictionary for decoding into any: its tokens
 // and what they hold, in input order. It holds no pointers but to big
 // integers, so that keeping it in a pool keeps nothing alive, and filling it
-// costs no write barriers.
+// costs next to no write barriers.
 type anyTape struct {
 	kinds    []Kind // the value's tokens' kinds, bigInteger for integers beyond int64
 	listLens []int  // the number of items in each list
@@ -74,7 +74,7 @@ type openContainer struct {
 	i    int
 }
 
-// record scans the rest of the list or dictionary begun by tok into d.tape.
+// record scans the rest of the list or dictionary begun by tok into t.
 func (t *anyTape) record(d *decodeState, tok Token) error {
 	kinds, listLens, dictLens, open := t.kinds[:0], t.listLens[:0], t.dictLens[:0], t.open[:0]
 	keys, strs, ints, bigs := t.keys[:0], t.strs[:0], t.ints[:0], t.bigs[:0]
@@ -228,10 +228,11 @@ func (t *anyTape) release() {
 }
 
 // A boxer returns count elements, made one after another by the function
-// passed to next, as interface values, boxing them many at a time: it copies a run of them into an array
-// held in an interface, and the interface values of the array's elements
-// (which reflect makes without copying, the array being unaddressable) point
-// into it, so that a run costs one allocation instead of one per element.
+// passed to next, as interface values, boxing them many at a time: it copies
+// a run of them into an array held in an interface, and the interface values
+// of the array's elements (which reflect makes without copying, the array
+// being unaddressable) point into it, so that a run costs one allocation
+// instead of one per element.
 // Runs are of 64, 16 or 4 elements, so that a few elements do not take a
 // long array; the last three or fewer are boxed one by one.
 type boxer[T any] struct {
