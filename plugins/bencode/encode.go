@@ -112,8 +112,8 @@ func (e *encodeState) release() {
 	if cap(e.buf) > 256<<10 {
 		return
 	}
-	clear(e.refs[:cap(e.refs)])
-	clear(e.parts[:cap(e.parts)])
+	clear(e.refs) // past their lengths they were cleared before
+	clear(e.parts)
 	e.buf, e.refs, e.parts, e.depth = e.buf[:0], e.refs[:0], e.parts[:0], 0
 	encodeStatePool.Put(e)
 }
