@@ -10,36 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/b14fs/b14fs/internal/shareddata"
+
 	anacrolix "github.com/anacrolix/torrent/bencode"
 
 	"github.com/b14fs/b14fs/plugins/bencode"
 )
 
-// testdataDir returns the shared test data directory: $B14FS_TESTDATA, or
-// ../shared/testdata beside the repository.
-func testdataDir(tb testing.TB) string {
-	if dir := os.Getenv("B14FS_TESTDATA"); dir != "" {
-		return dir
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		candidate := filepath.Join(dir, "..", "shared", "testdata")
-		if _, err := os.Stat(filepath.Join(candidate, "bencode")); err == nil {
-			return candidate
-		}
-		if filepath.Dir(dir) == dir {
-			tb.Skip("shared test data not found: set B14FS_TESTDATA or place it at ../shared/testdata")
-		}
-	}
-}
-
 // corpus returns the contents of the files in one class of the bencode
 // corpus (valid, edge, malformed), keyed by name.
 func corpus(tb testing.TB, class string) map[string][]byte {
-	files, err := filepath.Glob(filepath.Join(testdataDir(tb), "bencode", class, "*"))
+	files, err := filepath.Glob(filepath.Join(shareddata.Dir(tb, "bencode"), class, "*"))
 	if err != nil || len(files) == 0 {
 		tb.Skipf("no bencode %s corpus", class)
 	}

@@ -15,23 +15,34 @@ import (
 // data is.
 const EnvVar = "B14FS_TESTDATA"
 
-// Dir returns the directory sub of the shared test data (such as
-// "base16384"), skipping the test with a message saying where it looked
-// when that directory is absent.
-func Dir(t testing.TB, sub string) string {
-	t.Helper()
+// Root returns the directory of the shared test data: $B14FS_TESTDATA, or
+// ../shared/testdata beside the repository. It returns "" when that
+// directory does not exist.
+func Root() string {
 	root := os.Getenv(EnvVar)
 	if root == "" {
 		// This file is internal/shareddata/shareddata.go in the repository.
 		_, file, _, ok := runtime.Caller(0)
 		if !ok || !filepath.IsAbs(file) {
-			t.Skipf("shared test data: cannot locate the repository (built with -trimpath?); set %s", EnvVar)
+			return ""
 		}
 		root = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "testdata")
 	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return root
+}
+
+// Dir returns the directory sub of the shared test data (such as
+// "base16384"), skipping the test with a message saying where to put the
+// data when that directory is absent.
+func Dir(t testing.TB, sub string) string {
+	t.Helper()
+	root := Root()
 	dir := filepath.Join(root, sub)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Skipf("shared test data not found at %s (set %s to its location)", dir, EnvVar)
+	if fi, err := os.Stat(dir); root == "" || err != nil || !fi.IsDir() {
+		t.Skipf("shared test data %q not found: put it in ../shared/testdata beside the repository or set %s", sub, EnvVar)
 	}
 	return dir
 }

@@ -5,44 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/b14fs/b14fs/internal/shareddata"
 )
-
-// testdataDir returns the shared test data directory, or skips the test
-// when there is none.
-func testdataDir(tb testing.TB) string {
-	tb.Helper()
-	dir := testdataDirOrEmpty()
-	if dir == "" {
-		tb.Skip("shared test data not found: set B14FS_TESTDATA or place it at ../shared/testdata beside the module")
-	}
-	return dir
-}
-
-// testdataDirOrEmpty returns $B14FS_TESTDATA, or ../shared/testdata beside
-// the module root when it holds a bencode corpus, or "".
-func testdataDirOrEmpty() string {
-	if dir := os.Getenv("B14FS_TESTDATA"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			return ""
-		}
-		dir = filepath.Dir(dir)
-	}
-	dir = filepath.Join(dir, "..", "shared", "testdata")
-	if _, err := os.Stat(filepath.Join(dir, "bencode")); err != nil {
-		return ""
-	}
-	return dir
-}
 
 // A corpusFile is one file of the shared bencode corpus.
 type corpusFile struct {
@@ -54,16 +19,17 @@ type corpusFile struct {
 // "valid", "edge" or "malformed".
 func corpus(tb testing.TB, class string) []corpusFile {
 	tb.Helper()
-	files := corpusIn(testdataDir(tb), class)
+	files := corpusIn(shareddata.Dir(tb, "bencode"), class)
 	if len(files) == 0 {
 		tb.Skipf("no files in the bencode %s corpus", class)
 	}
 	return files
 }
 
-// corpusIn returns the readable files of one class of the corpus in dir.
+// corpusIn returns the readable files of one class of the bencode corpus in
+// dir.
 func corpusIn(dir, class string) []corpusFile {
-	names, _ := filepath.Glob(filepath.Join(dir, "bencode", class, "*"))
+	names, _ := filepath.Glob(filepath.Join(dir, class, "*"))
 	slices.Sort(names)
 	var files []corpusFile
 	for _, name := range names {

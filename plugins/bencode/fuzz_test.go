@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/b14fs/b14fs/internal/shareddata"
 )
 
 // fuzzSeeds adds small hand-made inputs and, when the shared corpus is
@@ -19,12 +22,12 @@ func fuzzSeeds(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	dir := testdataDirOrEmpty()
-	if dir == "" {
+	root := shareddata.Root()
+	if root == "" {
 		return
 	}
 	for _, class := range []string{"valid", "edge", "malformed"} {
-		for _, c := range corpusIn(dir, class) {
+		for _, c := range corpusIn(filepath.Join(root, "bencode"), class) {
 			if len(c.data) <= 4096 {
 				f.Add(c.data)
 			}
