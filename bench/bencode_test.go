@@ -122,21 +122,32 @@ func anyCorpus(b *testing.B) [][]byte {
 	return files
 }
 
+// measure runs op, one iteration's work, as the sub-benchmark name, with
+// size bytes an iteration.
+func measure(b *testing.B, name string, size int64, op func() error) {
+	b.Run(name, func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		defer reportCPU(b, cpuTime())
+		for b.Loop() {
+			if err := op(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 func BenchmarkDecodeAny(b *testing.B) {
 	files := anyCorpus(b)
 	for _, l := range libs {
-		b.Run("lib="+l.name, func(b *testing.B) {
-			b.SetBytes(totalSize(files))
-			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				for _, f := range files {
-					var v any
-					if err := l.unmarshal(f, &v); err != nil {
-						b.Fatal(err)
-					}
+		measure(b, "lib="+l.name, totalSize(files), func() error {
+			for _, f := range files {
+				var v any
+				if err := l.unmarshal(f, &v); err != nil {
+					return err
 				}
 			}
+			return nil
 		})
 	}
 }
@@ -144,18 +155,14 @@ func BenchmarkDecodeAny(b *testing.B) {
 func BenchmarkDecodeTorrent(b *testing.B) {
 	files, _ := structCorpus(b)
 	for _, l := range libs {
-		b.Run("lib="+l.name, func(b *testing.B) {
-			b.SetBytes(totalSize(files))
-			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				for _, f := range files {
-					var t torrent
-					if err := l.unmarshal(f, &t); err != nil {
-						b.Fatal(err)
-					}
+		measure(b, "lib="+l.name, totalSize(files), func() error {
+			for _, f := range files {
+				var t torrent
+				if err := l.unmarshal(f, &t); err != nil {
+					return err
 				}
 			}
+			return nil
 		})
 	}
 }
@@ -168,42 +175,40 @@ func BenchmarkEncodeTorrent(b *testing.B) {
 		size += int64(len(out))
 	}
 	for _, l := range libs {
-		b.Run("lib="+l.name, func(b *testing.B) {
-			b.SetBytes(size)
-			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				for i := range values {
-					if _, err := l.marshal(&values[i]); err != nil {
-						b.Fatal(err)
-					}
+		measure(b, "lib="+l.name, size, func() error {
+			for i := range values {
+				if _, err := l.marshal(&values[i]); err != nil {
+					return err
 				}
 			}
+			return nil
 		})
 	}
+}
+
+// anyValues returns what library l decodes files into.
+func anyValues(b *testing.B, l lib, files [][]byte) []any {
+	values := make([]any, len(files))
+	for i, f := range files {
+		if err := l.unmarshal(f, &values[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return values
 }
 
 // BenchmarkEncodeAny encodes what each library decodes the valid corpus into.
 func BenchmarkEncodeAny(b *testing.B) {
 	files := anyCorpus(b)
 	for _, l := range libs {
-		values := make([]any, len(files))
-		for i, f := range files {
-			if err := l.unmarshal(f, &values[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.Run("lib="+l.name, func(b *testing.B) {
-			b.SetBytes(totalSize(files))
-			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				for _, v := range values {
-					if _, err := l.marshal(v); err != nil {
-						b.Fatal(err)
-					}
+		values := anyValues(b, l, files)
+		measure(b, "lib="+l.name, totalSize(files), func() error {
+			for _, v := range values {
+				if _, err := l.marshal(v); err != nil {
+					return err
 				}
 			}
+			return nil
 		})
 	}
 }
@@ -213,40 +218,25 @@ func BenchmarkEncodeAny(b *testing.B) {
 func BenchmarkEncodeAnyStream(b *testing.B) {
 	files := anyCorpus(b)
 	for _, l := range libs {
-		values := make([]any, len(files))
-		for i, f := range files {
-			if err := l.unmarshal(f, &values[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
+		values := anyValues(b, l, files)
 		encode := l.encoder(io.Discard)
-		b.Run("lib="+l.name, func(b *testing.B) {
-			b.SetBytes(totalSize(files))
-			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				for _, v := range values {
-					if err := encode(v); err != nil {
-						b.Fatal(err)
-					}
+		measure(b, "lib="+l.name, totalSize(files), func() error {
+			for _, v := range values {
+				if err := encode(v); err != nil {
+					return err
 				}
 			}
+			return nil
 		})
 	}
 }
 
 func BenchmarkDHT(b *testing.B) {
+	size := int64(len(dhtQuery))
 	for _, l := range libs {
-		b.Run("op=decode/lib="+l.name, func(b *testing.B) {
-			b.SetBytes(int64(len(dhtQuery)))
-			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				var m krpc
-				if err := l.unmarshal(dhtQuery, &m); err != nil {
-					b.Fatal(err)
-				}
-			}
+		measure(b, "op=decode/lib="+l.name, size, func() error {
+			var m krpc
+			return l.unmarshal(dhtQuery, &m)
 		})
 	}
 	var m krpc
@@ -254,15 +244,9 @@ func BenchmarkDHT(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, l := range libs {
-		b.Run("op=encode/lib="+l.name, func(b *testing.B) {
-			b.SetBytes(int64(len(dhtQuery)))
-			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				if _, err := l.marshal(&m); err != nil {
-					b.Fatal(err)
-				}
-			}
+		measure(b, "op=encode/lib="+l.name, size, func() error {
+			_, err := l.marshal(&m)
+			return err
 		})
 	}
 }
