@@ -14,11 +14,16 @@ import (
 	"github.com/b14fs/b14fs/core"
 )
 
-// readers are the ways TestCodec feeds a pull stream its source.
-var readers = []struct {
-	name string
-	wrap func(io.Reader) io.Reader
-}{
+// A Reader is a way to feed a pull stream its source.
+type Reader struct {
+	Name string
+	Wrap func(io.Reader) io.Reader
+}
+
+// Readers are the ways TestCodec feeds a pull stream its source: as it is,
+// and through the testing/iotest readers that cut reads differently. Codec
+// tests can range over them too.
+var Readers = []Reader{
 	{"plain", func(r io.Reader) io.Reader { return r }},
 	{"OneByteReader", iotest.OneByteReader},
 	{"HalfReader", iotest.HalfReader},
@@ -51,12 +56,12 @@ func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 // into want.
 func checkForm(t *testing.T, dir string, pull func(io.Reader) io.Reader, push func(io.Writer) io.WriteCloser, src, want []byte) {
 	t.Helper()
-	for _, rd := range readers {
-		got, err := io.ReadAll(pull(rd.wrap(bytes.NewReader(src))))
+	for _, rd := range Readers {
+		got, err := io.ReadAll(pull(rd.Wrap(bytes.NewReader(src))))
 		if err != nil {
-			t.Errorf("%s pull, %s: %v", dir, rd.name, err)
+			t.Errorf("%s pull, %s: %v", dir, rd.Name, err)
 		} else if !bytes.Equal(got, want) {
-			t.Errorf("%s pull, %s:\n got %q\nwant %q", dir, rd.name, clip(got), clip(want))
+			t.Errorf("%s pull, %s:\n got %q\nwant %q", dir, rd.Name, clip(got), clip(want))
 		}
 	}
 	if err := iotest.TestReader(pull(bytes.NewReader(src)), want); err != nil {

@@ -6,22 +6,18 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/b14fs/b14fs/core/codectest"
 )
 
-// readerWrappers are the ways a test feeds a stream reader its source.
-var readerWrappers = []struct {
-	name string
-	wrap func(io.Reader) io.Reader
-}{
-	{"plain", func(r io.Reader) io.Reader { return r }},
-	{"OneByteReader", iotest.OneByteReader},
-	{"HalfReader", iotest.HalfReader},
-	{"DataErrReader", iotest.DataErrReader},
-	{"TimeoutReader", iotest.TimeoutReader},
-}
+// readerWrappers are the ways a test feeds a stream reader its source: the
+// conformance suite's, and iotest.TimeoutReader, after whose error the
+// streams go on (see readAll).
+var readerWrappers = slices.Concat(codectest.Readers, []codectest.Reader{{Name: "TimeoutReader", Wrap: iotest.TimeoutReader}})
 
 // readAll reads r to its end, reading again after iotest.ErrTimeout.
 func readAll(r io.Reader) ([]byte, error) {
@@ -94,9 +90,9 @@ func TestEncoderReader(t *testing.T) {
 		for _, src := range streamInputs() {
 			want := encodeWith(cfg, src)
 			for _, rw := range readerWrappers {
-				got, err := readAll(newEncoder(rw.wrap(bytes.NewReader(src)), cfg))
+				got, err := readAll(newEncoder(rw.Wrap(bytes.NewReader(src)), cfg))
 				if err != nil || !bytes.Equal(got, want) {
-					t.Errorf("%+v, %d bytes, %s: encoder reader differs from one-shot (err %v)", cfg, len(src), rw.name, err)
+					t.Errorf("%+v, %d bytes, %s: encoder reader differs from one-shot (err %v)", cfg, len(src), rw.Name, err)
 				}
 			}
 			got, err := readAll(iotest.OneByteReader(newEncoder(bytes.NewReader(src), cfg)))
@@ -116,9 +112,9 @@ func TestDecoderReader(t *testing.T) {
 		for _, src := range streamInputs() {
 			enc := encodeWith(cfg, src)
 			for _, rw := range readerWrappers {
-				got, err := readAll(newDecoder(rw.wrap(bytes.NewReader(enc)), cfg))
+				got, err := readAll(newDecoder(rw.Wrap(bytes.NewReader(enc)), cfg))
 				if err != nil || !bytes.Equal(got, src) {
-					t.Errorf("%+v, %d bytes, %s: decoder reader differs from input (err %v)", cfg, len(src), rw.name, err)
+					t.Errorf("%+v, %d bytes, %s: decoder reader differs from input (err %v)", cfg, len(src), rw.Name, err)
 				}
 			}
 			got, err := readAll(iotest.OneByteReader(newDecoder(bytes.NewReader(enc), cfg)))
@@ -170,8 +166,8 @@ func TestDecodeWriter(t *testing.T) {
 // readers, push with several write sizes) and calls check with each result.
 func decodeAllForms(in []byte, check func(form string, out []byte, err error)) {
 	for _, rw := range readerWrappers {
-		out, err := readAll(NewDecoder(rw.wrap(bytes.NewReader(in))))
-		check("Decoder/"+rw.name, out, err)
+		out, err := readAll(NewDecoder(rw.Wrap(bytes.NewReader(in))))
+		check("Decoder/"+rw.Name, out, err)
 	}
 	var buf bytes.Buffer
 	_, err := io.Copy(&buf, NewDecoder(bytes.NewReader(in)))
