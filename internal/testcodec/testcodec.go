@@ -60,11 +60,10 @@ func (nopCloser) Close() error { return nil }
 
 // decodeWriter buffers at most one odd digit between writes.
 type decodeWriter struct {
-	w    io.Writer
-	odd  []byte
-	off  int64
-	buf  [512]byte
-	werr error
+	w   io.Writer
+	odd []byte
+	off int64
+	buf [512]byte
 }
 
 func (d *decodeWriter) Write(p []byte) (int, error) {

@@ -21,7 +21,7 @@ type errMarshaler struct{}
 func (errMarshaler) MarshalBencode() ([]byte, error) { return nil, errors.New("refused") }
 
 // ptrMarshaler has a Marshaler method on its pointer only.
-type ptrMarshaler struct{ n int }
+type ptrMarshaler struct{ _ int }
 
 func (p *ptrMarshaler) MarshalBencode() ([]byte, error) { return []byte("3:ptr"), nil }
 
