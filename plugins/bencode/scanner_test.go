@@ -19,12 +19,18 @@ func tokens(s *Scanner) (string, error) {
 		if err != nil {
 			return strings.Join(words, " "), err
 		}
-		w := tok.Kind.String()
-		if tok.Value != nil {
-			w += ":" + string(tok.Value)
-		}
-		words = append(words, fmt.Sprintf("%s@%d", w, tok.Offset))
+		words = append(words, word(tok))
 	}
+}
+
+// word renders a token as "kind:value@offset" ("kind@offset" without a
+// value).
+func word(tok Token) string {
+	w := tok.Kind.String()
+	if tok.Value != nil {
+		w += ":" + string(tok.Value)
+	}
+	return fmt.Sprintf("%s@%d", w, tok.Offset)
 }
 
 func TestScannerTokens(t *testing.T) {
@@ -186,11 +192,7 @@ func scanInPieces(in []byte, n int, o DecodeOptions) (string, error) {
 			if err != nil {
 				return strings.Join(words, " "), err
 			}
-			w := tok.Kind.String()
-			if tok.Value != nil {
-				w += ":" + string(tok.Value)
-			}
-			words = append(words, fmt.Sprintf("%s@%d", w, tok.Offset))
+			words = append(words, word(tok))
 		}
 		pending = append(pending[:0:0], pending[s.off:]...)
 		s.base += int64(s.off)
