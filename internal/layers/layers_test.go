@@ -21,8 +21,11 @@ func rank(pkg string) (layer int, unit string) {
 		return 2, "plugins/" + name
 	case "internal":
 		name, _, _ := strings.Cut(rest, "/")
-		if name == "testcodec" || name == "shareddata" {
+		switch name {
+		case "testcodec", "shareddata":
 			return 1, "internal/" + name // test helpers: on core, under everything else
+		case "atomicfile":
+			return 1, "internal/" + name // temporary files, for plugins, fsx and cmd alike
 		}
 		return 5, "internal/" + name // the command's own helpers
 

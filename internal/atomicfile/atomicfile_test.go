@@ -1,0 +1,194 @@
+package atomicfile
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+func TestTempNameFitsWhereTargetFits(t *testing.T) {
+	for _, target := range []string{
+		"a",
+		"notes.txt.b14",
+		strings.Repeat("x", 50),
+		strings.Repeat("x", 64),
+		strings.Repeat("x", 240),
+		strings.Repeat("x", 255),
+		strings.Repeat("é", 127), // 254 bytes, cut between runes
+	} {
+		name := TempName(target)
+		if len(name) > max(len(target), minLen) {
+			t.Errorf("TempName(%d bytes) = %d bytes: %q", len(target), len(name), name)
+		}
+		if !IsTemp(name) {
+			t.Errorf("IsTemp(%q) = false", name)
+		}
+		if !strings.HasPrefix(name, ".") || !strings.Contains(name, tag) {
+			t.Errorf("TempName(%q) = %q: not the documented pattern", target, name)
+		}
+		if !utf8Valid(name) {
+			t.Errorf("TempName cut a UTF-8 sequence: %q", name)
+		}
+		if Stale(name) {
+			t.Errorf("Stale(%q) = true for this process's own name", name)
+		}
+	}
+	if a, b := TempName("x"), TempName("x"); a == b {
+		t.Errorf("two temporary names are both %q", a)
+	}
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func TestIsTemp(t *testing.T) {
+	pid := strconv.Itoa(os.Getpid())
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{".a.b14fs-0123abcd-" + pid + "-xyz.tmp", true},
+		{".b14fs-0123abcd-12-x.tmp", true},
+		{"a.b14fs-0123abcd-12-x.tmp", false},    // no leading dot
+		{".a.b14fs-0123abcd-12-x.tmpx", false},  // wrong suffix
+		{".a.b14fs-0123abc-12-x.tmp", false},    // short host
+		{".a.b14fs-0123abcd-0-x.tmp", false},    // no such process ID
+		{".a.b14fs-0123abcd--1-x.tmp", false},   // negative
+		{".a.b14fs-0123abcd-12-.tmp", false},    // no random part
+		{".a.b14fs-0123abcd-12-x-y.tmp", false}, // extra part
+		{".notes.txt.fsx-abc.tmp", false},       // another pattern
+		{".a.b14fs-0123abcd-1x-x.tmp", false},   // bad number
+		{"notes.txt.b14", false},
+	} {
+		if got := IsTemp(tc.name); got != tc.want {
+			t.Errorf("IsTemp(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// deadPID returns the ID of a process that has ended.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot run true: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestStale(t *testing.T) {
+	dead := strconv.Itoa(deadPID(t))
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{".f.b14fs-" + host + "-" + dead + "-x.tmp", true},
+		{".f.b14fs-" + host + "-" + strconv.Itoa(os.Getpid()) + "-x.tmp", false},
+		{".f.b14fs-" + host + "-" + strconv.Itoa(os.Getppid()) + "-x.tmp", false},
+		{".f.b14fs-ffffffff-" + dead + "-x.tmp", host == "ffffffff"}, // another host's
+		{"f.b14", false},
+	} {
+		if got := Stale(tc.name); got != tc.want {
+			t.Errorf("Stale(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	dead := strconv.Itoa(deadPID(t))
+	stale := ".f.b14fs-" + host + "-" + dead + "-a.tmp"
+	staleDir := ".plugins.b14fs-" + host + "-" + dead + "-b.tmp"
+	live := TempName("f")
+	keep := []string{live, "f.b14", ".f.b14fs-ffffffff-" + dead + "-c.tmp"}
+	for _, name := range append([]string{stale}, keep...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, staleDir, "plugin-dir1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveStale(afero.NewOsFs(), dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{stale, staleDir} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("%s: still there after RemoveStale (%v)", name, err)
+		}
+	}
+	for _, name := range keep {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil && host != "ffffffff" {
+			t.Errorf("%s: removed: %v", name, err)
+		}
+	}
+}
+
+func TestCommitReplacesTarget(t *testing.T) {
+	for _, fsys := range []afero.Fs{afero.NewMemMapFs(), afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())} {
+		if err := afero.WriteFile(fsys, "/out", []byte("old"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Create(fsys, "/out", 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("new"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Chmod(0o640); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := afero.ReadFile(fsys, "/out"); string(got) != "old" {
+			t.Errorf("before Commit: %q", got)
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		f.Abort() // a no-op after Commit
+		got, err := afero.ReadFile(fsys, "/out")
+		if err != nil || string(got) != "new" {
+			t.Errorf("after Commit: %q, %v", got, err)
+		}
+		if fi, _ := fsys.Stat("/out"); fi.Mode().Perm() != 0o640 {
+			t.Errorf("mode %v, want 0640", fi.Mode())
+		}
+		checkOnly(t, fsys, "out")
+	}
+}
+
+func TestAbortKeepsTarget(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/out", []byte("old"), 0o644)
+	f, err := Create(fsys, "/out", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("new")
+	f.Abort()
+	if got, _ := afero.ReadFile(fsys, "/out"); string(got) != "old" {
+		t.Errorf("after Abort: %q", got)
+	}
+	if err := f.Commit(); err == nil {
+		t.Error("Commit after Abort succeeded")
+	}
+	checkOnly(t, fsys, "out")
+}
+
+// checkOnly fails unless the root of fsys holds exactly the named entries.
+func checkOnly(t *testing.T, fsys afero.Fs, names ...string) {
+	t.Helper()
+	d, err := fsys.Open("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	got, _ := d.Readdirnames(-1)
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Errorf("directory holds %q, want %q", got, names)
+	}
+}
