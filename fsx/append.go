@@ -2,6 +2,8 @@ package fsx
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -151,19 +153,53 @@ func (a *appendEdit) appendTo(bf afero.File) error {
 		return err
 	}
 	tailOff, _ := l.EncodedOffset(full)
-	end := tailOff + int64(len(encoded))
-	if !ok || end != l.Header+a.codec.EncodedLen(l.Size+int64(len(a.pending))) {
+	if !ok || tailOff+int64(len(encoded)) != l.Header+a.codec.EncodedLen(l.Size+int64(len(a.pending))) {
 		return a.rewrite(src)
 	}
-	if _, err := bf.WriteAt(encoded, tailOff); err != nil {
+	return writeTail(bf, encoded, tailOff, info.Size())
+}
+
+// writeTail replaces the bytes of bf from off to its end, size, with tail,
+// so that either all of tail lands or bf is left as it was: it first writes
+// the part of tail past the old end, then overwrites the old last bytes, and
+// puts back what it changed on any failure. Only a crash between the two
+// steps can leave the old content followed by new bytes, which a decoder
+// reports as data after the end, at the old size.
+func writeTail(bf afero.File, tail []byte, off, size int64) error {
+	split := min(size-off, int64(len(tail)))
+	old := make([]byte, size-off)
+	if _, err := bf.ReadAt(old, off); err != nil {
 		return err
 	}
-	if end < info.Size() {
-		if err := bf.Truncate(end); err != nil {
-			return err
+	undo := func(err error) error {
+		_, werr := bf.WriteAt(old, off)
+		terr := bf.Truncate(size)
+		serr := bf.Sync()
+		if rerr := errors.Join(werr, terr, serr); rerr != nil {
+			return fmt.Errorf("%w; and restoring the file failed: %w", err, rerr)
+		}
+		return err
+	}
+	if split < int64(len(tail)) {
+		if _, err := bf.WriteAt(tail[split:], size); err != nil {
+			return undo(err)
+		}
+		if err := bf.Sync(); err != nil {
+			return undo(err)
 		}
 	}
-	return bf.Sync()
+	if _, err := bf.WriteAt(tail[:split], off); err != nil {
+		return undo(err)
+	}
+	if end := off + int64(len(tail)); end < size {
+		if err := bf.Truncate(end); err != nil {
+			return undo(err)
+		}
+	}
+	if err := bf.Sync(); err != nil {
+		return undo(err)
+	}
+	return nil
 }
 
 // rewrite stores src's content followed by the appended data through a

@@ -4,13 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"io/fs"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strconv"
 
-	"github.com/spf13/afero"
+	"github.com/b14fs/b14fs/internal/atomicfile"
 )
 
 // ErrTooLarge is returned by a write or truncation that would hold more than
@@ -25,22 +21,21 @@ const MaxBuffer = 1 << 31
 // streamEdit encodes sequential writes into a temporary file next to the
 // stored one, which replaces it on commit.
 type streamEdit struct {
-	f       *file
-	tmp     afero.File
-	tmpName string
-	buf     *bufio.Writer
-	enc     io.WriteCloser
-	n       int64 // plain bytes written
-	err     error // the first failure, after which the stream is unusable
+	f   *file
+	tmp *atomicfile.File
+	buf *bufio.Writer
+	enc io.WriteCloser
+	n   int64 // plain bytes written
+	err error // the first failure, after which the stream is unusable
 }
 
 // newStream starts a stream whose content begins with prefix's, if any.
 func (f *file) newStream(prefix *source) (*streamEdit, error) {
-	tmp, name, err := f.createTemp()
+	tmp, err := f.createTemp()
 	if err != nil {
 		return nil, err
 	}
-	s := &streamEdit{f: f, tmp: tmp, tmpName: name, buf: bufio.NewWriterSize(tmp, 64<<10)}
+	s := &streamEdit{f: f, tmp: tmp, buf: bufio.NewWriterSize(tmp, 64<<10)}
 	s.enc = f.fsys.codec.NewEncodeWriter(s.buf)
 	if prefix != nil {
 		s.n, err = io.Copy(s.enc, &cursor{src: prefix})
@@ -53,26 +48,19 @@ func (f *file) newStream(prefix *source) (*streamEdit, error) {
 }
 
 // createTemp creates an empty temporary file next to the stored file, with
-// the stored file's permissions.
-func (f *file) createTemp() (afero.File, string, error) {
-	dir, base := filepath.Split(f.stored)
-	perm := f.info.Mode().Perm()
-	for {
-		name := dir + tempPrefix + base + tempInfix + strconv.FormatUint(rand.Uint64(), 36) + tempSuffix
-		tmp, err := f.fsys.base.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		if err := f.fsys.base.Chmod(name, perm); err != nil {
-			tmp.Close()
-			f.fsys.base.Remove(name)
-			return nil, "", err
-		}
-		return tmp, name, nil
+// the stored file's permissions, after removing what crashed processes left
+// in that directory.
+func (f *file) createTemp() (*atomicfile.File, error) {
+	f.fsys.removeStale(filepath.Dir(f.stored))
+	tmp, err := atomicfile.Create(f.fsys.base, f.stored, 0o600)
+	if err != nil {
+		return nil, err
 	}
+	if err := tmp.Chmod(f.info.Mode().Perm()); err != nil {
+		tmp.Abort()
+		return nil, err
+	}
+	return tmp, nil
 }
 
 func (s *streamEdit) size() (int64, error) { return s.n, nil }
@@ -122,30 +110,14 @@ func (s *streamEdit) decode() ([]byte, error) {
 }
 
 func (s *streamEdit) commit() error {
-	err := s.finish()
-	if err == nil {
-		err = s.tmp.Sync()
+	if err := s.finish(); err != nil {
+		s.tmp.Abort()
+		return err
 	}
-	if cerr := s.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = s.f.fsys.base.Rename(s.tmpName, s.f.stored)
-	}
-	if err != nil {
-		s.f.fsys.base.Remove(s.tmpName)
-	}
-	return err
+	return s.tmp.Commit()
 }
 
-func (s *streamEdit) discard() {
-	if s.tmp == nil {
-		return
-	}
-	s.tmp.Close()
-	s.f.fsys.base.Remove(s.tmpName)
-	s.tmp = nil
-}
+func (s *streamEdit) discard() { s.tmp.Abort() }
 
 // cursor reads a source sequentially from its start.
 type cursor struct {

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/atomicfile"
 	"github.com/spf13/afero"
 )
 
@@ -42,6 +43,8 @@ type Fs struct {
 
 	probe       sync.Once // finds blocksAlone
 	blocksAlone bool      // whether the codec encodes each block on its own
+
+	swept sync.Map // base directories whose stale temporary files are removed
 }
 
 var _ afero.Fs = (*Fs)(nil)
@@ -131,7 +134,7 @@ func (f *Fs) resolve(name string) (target, error) {
 
 // showsUnmapped reports whether the base file of that name is shown as it is.
 func (f *Fs) showsUnmapped(name string) bool {
-	if !f.showUnmapped || isTemp(name) {
+	if !f.showUnmapped || atomicfile.IsTemp(name) {
 		return false
 	}
 	_, stored := f.names.shownName(name)
@@ -287,4 +290,13 @@ func (f *Fs) onStored(op, name string, do func(stored string) error) error {
 		return pathError(op, name, err)
 	}
 	return nil
+}
+
+// removeStale removes the temporary files that ended processes left in the
+// base directory dir, the first time this Fs writes there. A failure leaves
+// them for the next Fs to find; it does not stop the write.
+func (f *Fs) removeStale(dir string) {
+	if _, done := f.swept.LoadOrStore(dir, true); !done {
+		atomicfile.RemoveStale(f.base, dir)
+	}
 }

@@ -106,7 +106,7 @@ func TestNames(t *testing.T) {
 		{"extension only", []fsx.Option{fsx.WithExtension(".torrent", ".json")}, ".json", ""},
 		{"unmapped shown", []fsx.Option{fsx.WithExtension(".torrent", ".json"), fsx.ShowUnmapped()}, "x.txt", "x.txt"},
 		{"stored name", []fsx.Option{fsx.WithExtension(".torrent", ".json"), fsx.ShowUnmapped()}, "x.torrent", ""},
-		{"temporary name", []fsx.Option{fsx.WithSuffix(""), fsx.ShowUnmapped()}, ".x.fsx-1.tmp", ""},
+		{"temporary name", []fsx.Option{fsx.WithSuffix(""), fsx.ShowUnmapped()}, ".x.b14fs-0123abcd-1-x.tmp", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestListing(t *testing.T) {
 	mustWrite(t, base, "plain", []byte("raw"))
 	mustWrite(t, base, "a.b64", []byte("YWJj")) // shown as "a", decoded
 	mustWrite(t, base, "a", []byte("hidden"))   // shadowed by a.b64
-	mustWrite(t, base, ".a.b64.fsx-1.tmp", []byte("temporary"))
+	mustWrite(t, base, ".a.b64.b14fs-0123abcd-1-x.tmp", []byte("temporary"))
 	base.Mkdir("dir.b64", 0o755)
 	tests := []struct {
 		opts []fsx.Option

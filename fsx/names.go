@@ -3,6 +3,8 @@ package fsx
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/b14fs/b14fs/internal/atomicfile"
 )
 
 // A mapping turns the base names of shown files into the base names of the
@@ -20,29 +22,16 @@ func (m mapping) storedName(shown string) (string, bool) {
 		return "", false
 	}
 	stored := shown[:len(shown)-len(m.shown)] + m.stored
-	return stored, !isTemp(stored)
+	return stored, !atomicfile.IsTemp(stored)
 }
 
 // shownName returns the shown name of the stored file name, and false when
 // the name is not one the mapping produces.
 func (m mapping) shownName(stored string) (string, bool) {
-	if !strings.HasSuffix(stored, m.stored) || len(stored) == len(m.stored) || isTemp(stored) {
+	if !strings.HasSuffix(stored, m.stored) || len(stored) == len(m.stored) || atomicfile.IsTemp(stored) {
 		return "", false
 	}
 	return stored[:len(stored)-len(m.stored)] + m.shown, true
-}
-
-// Temporary files live next to their targets and are named
-// ".NAME.fsx-RANDOM.tmp"; listings never show them.
-const (
-	tempPrefix = "."
-	tempInfix  = ".fsx-"
-	tempSuffix = ".tmp"
-)
-
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, tempPrefix) && strings.HasSuffix(name, tempSuffix) &&
-		strings.Contains(name, tempInfix)
 }
 
 // isRoot reports whether name denotes the root of a filesystem, which has no

@@ -46,40 +46,48 @@ func (f *Fs) openEncoded(name string, t target, flag int, perm os.FileMode) (*fi
 		return nil, fs.ErrExist
 	case t.info == nil && flag&os.O_CREATE == 0:
 		return nil, fs.ErrNotExist
-	case t.info == nil:
-		if err := f.reserve(t.stored, perm, flag&os.O_EXCL != 0); err != nil {
+	}
+	created := false
+	if t.info == nil {
+		var err error
+		if created, err = f.reserve(t.stored, perm, flag&os.O_EXCL != 0); err != nil {
 			return nil, err
 		}
 	}
 	file := &file{fsys: f, name: name, stored: t.stored, flag: flag}
 	err := file.load()
-	if err != nil {
-		return nil, err
-	}
-	if (t.info == nil || flag&os.O_TRUNC != 0) && flag&accessMode != os.O_RDONLY {
+	if err == nil && (t.info == nil || flag&os.O_TRUNC != 0) && flag&accessMode != os.O_RDONLY {
 		// Even when the file is empty already, so that Close stores the
 		// codec's encoding of no data.
-		if file.edit, err = file.newStream(nil); err != nil {
+		var s *streamEdit
+		if s, err = file.newStream(nil); err == nil {
+			file.edit = s
+		} else {
 			file.release()
-			return nil, err
 		}
+	}
+	if err != nil {
+		if created {
+			f.base.Remove(t.stored)
+		}
+		return nil, err
 	}
 	return file, nil
 }
 
 // reserve creates the stored file of a new file, empty (which stands for
 // no data whatever the codec), so that the name exists from now on, as with
-// os.OpenFile. Unless excl is set, a file created there meanwhile is not an
-// error.
-func (f *Fs) reserve(path string, perm os.FileMode, excl bool) error {
+// os.OpenFile, and reports whether it did. Unless excl is set, a file
+// created there meanwhile is not an error.
+func (f *Fs) reserve(path string, perm os.FileMode, excl bool) (bool, error) {
 	bf, err := f.base.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		if !excl && errors.Is(err, fs.ErrExist) {
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
-	return bf.Close()
+	return true, bf.Close()
 }
 
 // unmappedFile is a base file shown as it is. Its ReadAt reports io.EOF

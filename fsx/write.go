@@ -84,8 +84,12 @@ func (f *file) startEdit(off int64) error {
 		}
 		fallthrough
 	case off == size:
-		f.edit, err = f.newStream(f.src)
-		return err
+		s, err := f.newStream(f.src)
+		if err != nil {
+			return err
+		}
+		f.edit = s
+		return nil
 	}
 	_, err = f.buffer()
 	return err
