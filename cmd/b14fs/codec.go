@@ -90,17 +90,17 @@ func convert(std stdio, dir direction, codec core.Codec, input, output string, s
 	}
 	dst := std.out
 	if output != "" {
-		f, cerr := createAtomic(output)
+		f, cerr := createOutput(output)
 		if cerr != nil {
 			return cerr
 		}
-		stop := onInterrupt(std.err, f.abort)
+		stop := onInterrupt(std.err, f.Abort)
 		defer func() {
 			stop()
 			if err == nil {
-				err = f.commit()
+				err = f.Commit()
 			} else {
-				f.abort()
+				f.Abort()
 			}
 		}()
 		dst = f
