@@ -7,11 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
 // mountForTest mounts fsys on a temporary directory, or skips the test when
@@ -195,5 +199,51 @@ func TestErrno(t *testing.T) {
 		if got := errno(tt.err); got != tt.want {
 			t.Errorf("errno(%v) = %v, want %v", tt.err, got, tt.want)
 		}
+	}
+}
+
+// TestMountFullDisk writes through a writable mount of fsx over a tmpfs with
+// no inode left for a temporary file: the writer gets ENOSPC, the mount
+// keeps working, and nothing is left behind.
+func TestMountFullDisk(t *testing.T) {
+	back := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,nr_inodes=4", "tmpfs", back).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", back).Run() })
+	// Use up the inodes but one, which the new file's stored name takes.
+	var fill []string
+	for i := 0; ; i++ {
+		name := filepath.Join(back, "fill"+strconv.Itoa(i))
+		if err := os.WriteFile(name, nil, 0o644); err != nil {
+			break
+		}
+		fill = append(fill, name)
+	}
+	if len(fill) == 0 {
+		t.Fatal("no inode free on the new tmpfs")
+	}
+	os.Remove(fill[len(fill)-1])
+	fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), back), base16384.NewCodec())
+	var logged []error
+	dir := mountForTest(t, fsys, Options{Writable: true, Log: func(err error) { logged = append(logged, err) }})
+
+	err := os.WriteFile(filepath.Join(dir, "new"), []byte("hi\n"), 0o644)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("writing a file on a full disk: %v, want ENOSPC", err)
+	}
+	if logged != nil {
+		t.Errorf("logged as EIO: %v", logged)
+	}
+	entries, err := os.ReadDir(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(fill)-1 {
+		t.Errorf("the backing directory holds %d entries after the failed write, want %d", len(entries), len(fill)-1)
+	}
+	os.Remove(fill[0])
+	if err := os.WriteFile(filepath.Join(dir, "new"), []byte("hi\n"), 0o644); err != nil {
+		t.Errorf("writing once an inode is free again: %v", err)
 	}
 }
