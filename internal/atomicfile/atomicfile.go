@@ -131,6 +131,7 @@ func RemoveStale(fsys afero.Fs, dir string) error {
 type File struct {
 	afero.File
 	fsys   afero.Fs
+	name   string // as created: a base's File.Name may differ
 	target string
 	done   bool
 }
@@ -140,22 +141,26 @@ type File struct {
 func Create(fsys afero.Fs, target string, perm os.FileMode) (*File, error) {
 	dir, base := filepath.Split(target)
 	for range 100 {
-		f, err := fsys.OpenFile(dir+TempName(base), os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		name := dir + TempName(base)
+		f, err := fsys.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		return &File{File: f, fsys: fsys, target: target}, nil
+		return &File{File: f, fsys: fsys, name: name, target: target}, nil
 	}
 	return nil, &fs.PathError{Op: "create", Path: target, Err: errors.New("no free temporary name beside it")}
 }
 
+// Name returns the temporary file's name, as given to the base.
+func (f *File) Name() string { return f.name }
+
 // Chmod sets the temporary file's mode bits exactly, as the target's will
 // be after Commit.
 func (f *File) Chmod(mode os.FileMode) error {
-	return f.fsys.Chmod(f.Name(), mode)
+	return f.fsys.Chmod(f.name, mode)
 }
 
 // Commit flushes the file to stable storage, renames it over its target and
@@ -171,10 +176,10 @@ func (f *File) Commit() error {
 		err = cerr
 	}
 	if err == nil {
-		err = f.fsys.Rename(f.Name(), f.target)
+		err = f.fsys.Rename(f.name, f.target)
 	}
 	if err != nil {
-		f.fsys.Remove(f.Name())
+		f.fsys.Remove(f.name)
 		return err
 	}
 	return SyncDir(f.fsys, filepath.Dir(f.target))
@@ -188,7 +193,7 @@ func (f *File) Abort() {
 	}
 	f.done = true
 	f.File.Close()
-	f.fsys.Remove(f.Name())
+	f.fsys.Remove(f.name)
 }
 
 // SyncDir flushes a directory's entries to stable storage, so that a rename
