@@ -2,20 +2,29 @@ package fsx
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/spf13/afero"
 )
 
-// ErrTooLarge is returned by a write or truncation that would hold more than
+// ErrTooLarge is returned by a read after writes that would hold more than
 // MaxBuffer bytes in memory.
 var ErrTooLarge = errors.New("file too large to edit in memory")
 
-// MaxBuffer is the largest decoded size of a file that writes at offsets
-// other than its end can change: such writes hold the whole plain content
-// in memory until Close or Sync.
+// MaxBuffer is the largest decoded size of a file that can be read through
+// a file opened for writing while it holds writes at offsets other than its
+// end: such a read holds the whole plain content in memory until Close or
+// Sync. Writes and truncations alone never do (see stageEdit).
 const MaxBuffer = 1 << 31
 
 // streamEdit encodes sequential writes into a temporary file next to the
@@ -88,25 +97,26 @@ func (s *streamEdit) finish() error {
 
 func (s *streamEdit) plain() ([]byte, error) {
 	defer s.discard()
-	if err := s.finish(); err != nil {
+	src, err := s.finished()
+	if err != nil {
 		return nil, err
 	}
-	data, err := s.decode()
+	data, err := readAll(src)
 	s.err = err
 	return data, err
 }
 
-// decode returns the plain content of the finished temporary file.
-func (s *streamEdit) decode() ([]byte, error) {
+// finished finishes the stream and returns the content of the temporary
+// file, which stays the stream's until commit or discard.
+func (s *streamEdit) finished() (*source, error) {
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
 	info, err := s.tmp.Stat()
 	if err != nil {
 		return nil, err
 	}
-	src, err := newSource(s.f.fsys.decoders, s.tmp, info.Size())
-	if err != nil {
-		return nil, err
-	}
-	return readAll(src)
+	return s.f.fsys.openSource(s.tmp, info.Size())
 }
 
 func (s *streamEdit) commit() error {
@@ -114,7 +124,30 @@ func (s *streamEdit) commit() error {
 		s.tmp.Abort()
 		return err
 	}
+	if err := s.keepMode(); err != nil {
+		s.tmp.Abort()
+		return err
+	}
 	return s.tmp.Commit()
+}
+
+// keepMode gives the temporary file the mode the stored file has now, which
+// a Chmod may have changed since the temporary file was made.
+func (s *streamEdit) keepMode() error {
+	info, err := s.f.fsys.base.Stat(s.f.stored)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed meanwhile: the rename creates it again
+	}
+	if err != nil {
+		return err
+	}
+	// Ask the temporary file itself: a base may share one FileInfo among
+	// the opens of a file (MemMapFs), so f.info may be current already.
+	tinfo, err := s.tmp.Stat()
+	if err != nil || tinfo.Mode().Perm() == info.Mode().Perm() {
+		return err
+	}
+	return s.tmp.Chmod(info.Mode().Perm())
 }
 
 func (s *streamEdit) discard() { s.tmp.Abort() }
@@ -131,7 +164,9 @@ func (c *cursor) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// bufferEdit holds the whole plain content in memory, for writes anywhere.
+// bufferEdit holds the whole plain content in memory. Only a read after
+// writes at other offsets than the end makes one (read.go); from then on
+// the file's writes go to it.
 type bufferEdit struct {
 	f    *file
 	data []byte
@@ -192,3 +227,491 @@ func (e failedEdit) writeAt([]byte, int64) (bool, error) { return true, e.err }
 func (e failedEdit) plain() ([]byte, error)              { return nil, e.err }
 func (e failedEdit) commit() error                       { return e.err }
 func (e failedEdit) discard()                            {}
+
+// stageEdit holds writes at any offset, and truncations, on disk rather than
+// in memory: each written byte goes to the same offset of a sparse scratch
+// file next to the stored file, and spans records which bytes are there.
+// The content's other bytes are those of src, the content the edit started
+// from, up to keep, and zero bytes past it. What it costs in memory is the
+// list of written ranges, whatever the file's size.
+//
+// Its commit rewrites only the blocks the writes touched, in place, when the
+// codec is a block codec that encodes each block on its own and the stored
+// file is still the one src reads (see commitInPlace); otherwise it encodes
+// the whole content into a temporary file that replaces the stored one.
+type stageEdit struct {
+	f       *file
+	src     *source
+	srcTmp  *atomicfile.File // the finished stream src reads, or nil when src is the stored file
+	keep    int64            // src's bytes before keep are part of the content
+	n       int64            // the content's size
+	scratch *atomicfile.File // the written bytes, at their offsets
+	spans   []span           // the written ranges: sorted, disjoint, not touching
+	err     error            // the first failure, after which the edit is unusable
+}
+
+// A span is the range of offsets [start, end).
+type span struct{ start, end int64 }
+
+// newStage starts a stage over src, which srcTmp holds unless it is the
+// stored file. The stage owns srcTmp from then on.
+func (f *file) newStage(src *source, srcTmp *atomicfile.File) (*stageEdit, error) {
+	size, err := src.Size()
+	if err != nil {
+		return nil, err
+	}
+	f.fsys.removeStale(filepath.Dir(f.stored))
+	scratch, err := atomicfile.Create(f.fsys.base, f.stored, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &stageEdit{f: f, src: src, srcTmp: srcTmp, keep: size, n: size, scratch: scratch}, nil
+}
+
+// stage turns the current content into a stageEdit, if it is not one yet.
+func (f *file) stage() (*stageEdit, error) {
+	switch e := f.edit.(type) {
+	case *stageEdit:
+		return e, nil
+	case nil:
+		s, err := f.newStage(f.src, nil)
+		if err != nil {
+			return nil, err
+		}
+		f.edit = s
+		return s, nil
+	case *streamEdit:
+		src, err := e.finished()
+		if err != nil {
+			return nil, err
+		}
+		s, err := f.newStage(src, e.tmp)
+		if err != nil {
+			return nil, err
+		}
+		f.edit = s
+		return s, nil
+	case *appendEdit:
+		s, err := f.newStage(f.src, nil)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.writeAt(e.pending, e.srcSize); err != nil {
+			s.discard()
+			return nil, err
+		}
+		f.edit = s
+		return s, nil
+	}
+	_, err := f.edit.size() // a failedEdit's error
+	if err == nil {
+		err = errors.New("fsx: internal error: no stage from this edit")
+	}
+	return nil, err
+}
+
+func (s *stageEdit) size() (int64, error) { return s.n, s.err }
+
+func (s *stageEdit) writeAt(p []byte, off int64) (bool, error) {
+	if s.err != nil {
+		return true, s.err
+	}
+	if len(p) == 0 {
+		return true, nil
+	}
+	if _, err := s.scratch.WriteAt(p, off); err != nil {
+		s.err = err
+		return true, err
+	}
+	end := off + int64(len(p))
+	s.addSpan(off, end)
+	s.n = max(s.n, end)
+	return true, nil
+}
+
+// addSpan records that [start, end) was written, merging the ranges it
+// overlaps or touches.
+func (s *stageEdit) addSpan(start, end int64) {
+	i := s.firstEndingAtOrAfter(start)
+	j := i
+	for j < len(s.spans) && s.spans[j].start <= end {
+		start = min(start, s.spans[j].start)
+		end = max(end, s.spans[j].end)
+		j++
+	}
+	s.spans = append(s.spans[:i], append([]span{{start, end}}, s.spans[j:]...)...)
+}
+
+// firstEndingAtOrAfter returns the index of the first span whose end is at
+// least off.
+func (s *stageEdit) firstEndingAtOrAfter(off int64) int {
+	lo, hi := 0, len(s.spans)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if s.spans[m].end < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// truncate sets the content's size: bytes past size are dropped, and
+// growing adds zero bytes.
+func (s *stageEdit) truncate(size int64) error {
+	if s.err != nil {
+		return s.err
+	}
+	if size < s.n {
+		i := s.firstEndingAtOrAfter(size + 1)
+		if i < len(s.spans) && s.spans[i].start < size {
+			s.spans[i].end = size
+			i++
+		}
+		s.spans = s.spans[:i]
+		s.keep = min(s.keep, size)
+		if err := s.scratch.Truncate(size); err != nil {
+			s.err = err
+			return err
+		}
+	}
+	s.n = size
+	return nil
+}
+
+// readAt reads the content at off, as io.ReaderAt does.
+func (s *stageEdit) readAt(p []byte, off int64) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if off < 0 {
+		return 0, errNegativeOffset
+	}
+	if off >= s.n {
+		return 0, io.EOF
+	}
+	want := min(int64(len(p)), s.n-off)
+	q, pos := p[:want], off
+	i := s.firstEndingAtOrAfter(pos + 1)
+	for len(q) > 0 {
+		var m int64
+		if i < len(s.spans) && s.spans[i].start <= pos {
+			m = min(int64(len(q)), s.spans[i].end-pos)
+			if err := readFullAt(s.scratch, q[:m], pos); err != nil {
+				return int(pos - off), err
+			}
+			i++
+		} else {
+			next := s.n
+			if i < len(s.spans) {
+				next = s.spans[i].start
+			}
+			m = min(int64(len(q)), next-pos)
+			k := max(0, min(m, s.keep-pos))
+			if k > 0 {
+				if err := readFullAt(s.src, q[:k], pos); err != nil {
+					return int(pos - off), err
+				}
+			}
+			clear(q[k:m])
+		}
+		q, pos = q[m:], pos+m
+	}
+	if want < int64(len(p)) {
+		return int(want), io.EOF
+	}
+	return int(want), nil
+}
+
+// readFullAt fills p from r at off, or fails.
+func readFullAt(r io.ReaderAt, p []byte, off int64) error {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func (s *stageEdit) plain() ([]byte, error) {
+	defer s.discard()
+	if s.n > MaxBuffer {
+		return nil, ErrTooLarge
+	}
+	data := make([]byte, s.n)
+	if _, err := s.readAt(data, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return data, nil
+}
+
+func (s *stageEdit) commit() error {
+	defer s.discard()
+	if s.err != nil {
+		return s.err
+	}
+	done, err := s.commitInPlace()
+	if done || err != nil {
+		return err
+	}
+	return s.rewrite()
+}
+
+// stageChunk is how many plain bytes a commit reads and encodes at a time.
+const stageChunk = 256 << 10
+
+// rewrite encodes the whole content into a temporary file that replaces the
+// stored file.
+func (s *stageEdit) rewrite() error {
+	st, err := s.f.newStream(nil)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, min(stageChunk, max(s.n, 1)))
+	for off := int64(0); off < s.n; {
+		m, err := s.readAt(buf[:min(int64(len(buf)), s.n-off)], off)
+		if err == nil || err == io.EOF {
+			_, err = st.writeAt(buf[:m], off)
+		}
+		if err != nil {
+			st.discard()
+			return err
+		}
+		off += int64(m)
+	}
+	return st.commit()
+}
+
+func (s *stageEdit) discard() {
+	s.scratch.Abort()
+	if s.srcTmp != nil {
+		s.srcTmp.Abort()
+	}
+}
+
+// commitInPlace stores the content by rewriting, in the stored file itself,
+// only the blocks the edit changed, and reports whether it could: the codec
+// must be a block codec that encodes each block on its own (see
+// encodesBlocksAlone), in the stored file's form, and the stored file must
+// still be the one the edit started from, as it was (otherwise the whole
+// content is rewritten through a temporary file, and the last commit wins).
+//
+// Blocks before the stored file's last, partial block (or before the new
+// end, if the file got shorter) are overwritten where they are. The rest,
+// the tail, is written as an append in place is (see writeTail): first what
+// lies past the old end, synced, then the few bytes over the old last block,
+// then a truncation if the file got shorter, synced. A crash in between can
+// leave each rewritten block old or new, and the end as an interrupted
+// append leaves it.
+func (s *stageEdit) commitInPlace() (bool, error) {
+	bc, ok := s.f.fsys.codec.(core.BlockCodec)
+	l := s.src.layout
+	if !ok || s.srcTmp != nil || l == nil || s.src.stored == 0 ||
+		bc.EncodedLen(int64(l.PlainBlock)) != int64(l.EncodedBlock) || !s.f.fsys.encodesBlocksAlone(bc, *l) {
+		return false, nil
+	}
+	pb, eb := int64(l.PlainBlock), int64(l.EncodedBlock)
+	// The header the codec's encoder writes before the first block, which
+	// the stored file already has (or has another of).
+	probe, ok, err := encodeBlocks(bc, make([]byte, pb))
+	if err != nil || !ok || int64(len(probe)) != eb {
+		return false, err
+	}
+	hdr, err := encoderHeader(bc, pb)
+	if err != nil {
+		return false, err
+	}
+	bf, err := s.f.fsys.base.OpenFile(s.f.stored, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer bf.Close()
+	info, err := bf.Stat()
+	if err != nil {
+		return false, err
+	}
+	if !os.SameFile(info, s.f.info) || info.Size() != s.src.stored {
+		return false, nil
+	}
+
+	oldSize, oldStored := l.Size, s.src.stored
+	tailStart := min(oldSize, s.n) / pb * pb
+	dirty := s.spans
+	if end := min(oldSize, s.n); s.keep < end {
+		// Bytes that a truncation turned to zeros and a later growth
+		// brought back.
+		dirty = append(slices.Clone(dirty), span{s.keep, end})
+	}
+	tail := s.n != oldSize
+	var blocks []span // block numbers before tailStart to rewrite
+	for _, d := range dirty {
+		if d.end > tailStart {
+			tail = true
+		}
+		if d.start >= tailStart {
+			continue
+		}
+		blocks = append(blocks, span{d.start / pb, min((d.end+pb-1)/pb, tailStart/pb)})
+	}
+	slices.SortFunc(blocks, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	blocks = mergeSpans(blocks)
+
+	buf := make([]byte, stageChunk/pb*pb)
+	for _, b := range blocks {
+		for blk := b.start; blk < b.end; {
+			count := min(b.end-blk, int64(len(buf))/pb)
+			p := buf[:count*pb]
+			if err := readFullAt(stageReader{s}, p, blk*pb); err != nil {
+				return true, err
+			}
+			enc, ok, err := encodeBlocks(bc, p)
+			if err != nil {
+				return true, err
+			}
+			if !ok || int64(len(enc)) != count*eb {
+				return true, errors.New("fsx: the codec encoded whole blocks to an unexpected length")
+			}
+			if _, err := bf.WriteAt(enc, l.Header+blk*eb); err != nil {
+				return true, err
+			}
+			blk += count
+		}
+	}
+	if !tail {
+		return true, bf.Sync()
+	}
+	tailOff := l.Header + tailStart/pb*eb
+	newStored := l.Header + bc.EncodedLen(s.n)
+	return true, s.writeTail(bf, bc, hdr, tailStart, tailOff, oldStored, newStored)
+}
+
+// writeTail encodes the content from plain offset start (a block boundary)
+// to its end into bf at stored offset off, so that bf ends at newEnd, where
+// it ended at oldEnd. Like writeTail for appends, it writes what lies past
+// oldEnd first and syncs, then overwrites the old bytes, which are few (the
+// old last block and end marker, or the new last block), truncates and
+// syncs; on a failure before the truncation it puts the old bytes back.
+func (s *stageEdit) writeTail(bf afero.File, bc core.BlockCodec, hdr, start, off, oldEnd, newEnd int64) error {
+	overlapEnd := min(oldEnd, newEnd)
+	old := make([]byte, max(overlapEnd-off, 0))
+	if err := readFullAt(bf, old, off); err != nil {
+		return err
+	}
+	undo := func(err error) error {
+		_, werr := bf.WriteAt(old, off)
+		terr := bf.Truncate(oldEnd)
+		serr := bf.Sync()
+		if rerr := errors.Join(werr, terr, serr); rerr != nil {
+			return fmt.Errorf("%w; and restoring the file failed: %w", err, rerr)
+		}
+		return err
+	}
+	w := &tailWriter{f: bf, skip: hdr, pos: off, split: overlapEnd}
+	enc := bc.NewEncodeWriter(w)
+	buf := make([]byte, stageChunk)
+	for pos := start; pos < s.n && w.err == nil; {
+		p := buf[:min(int64(len(buf)), s.n-pos)]
+		if err := readFullAt(stageReader{s}, p, pos); err != nil {
+			return undo(err)
+		}
+		if _, err := enc.Write(p); err != nil {
+			return undo(err)
+		}
+		pos += int64(len(p))
+	}
+	if err := enc.Close(); err != nil {
+		return undo(err)
+	}
+	if w.err != nil {
+		return undo(w.err)
+	}
+	if w.pos != newEnd {
+		return undo(fmt.Errorf("fsx: the codec encoded %d bytes to %d stored bytes, want %d", s.n, w.pos, newEnd))
+	}
+	if newEnd > oldEnd {
+		if err := bf.Sync(); err != nil {
+			return undo(err)
+		}
+	}
+	if _, err := bf.WriteAt(w.head, off); err != nil {
+		return undo(err)
+	}
+	if newEnd < oldEnd {
+		if err := bf.Truncate(newEnd); err != nil {
+			return undo(err)
+		}
+	}
+	return bf.Sync()
+}
+
+// tailWriter takes an encoder's output for the stored file from offset pos
+// on, after skip header bytes: it keeps the bytes before split in head and
+// writes the others to f at once.
+type tailWriter struct {
+	f     afero.File
+	skip  int64
+	pos   int64
+	split int64
+	head  []byte
+	err   error
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n := len(p)
+	drop := min(t.skip, int64(len(p)))
+	t.skip -= drop
+	p = p[drop:]
+	if k := min(int64(len(p)), max(t.split-t.pos, 0)); k > 0 {
+		t.head = append(t.head, p[:k]...)
+		p, t.pos = p[k:], t.pos+k
+	}
+	if len(p) > 0 {
+		if _, err := t.f.WriteAt(p, t.pos); err != nil {
+			t.err = err
+			return 0, err
+		}
+		t.pos += int64(len(p))
+	}
+	return n, nil
+}
+
+// encoderHeader returns how many bytes bc's encoder writes before the
+// encoding of the first block (such as a byte order mark).
+func encoderHeader(bc core.BlockCodec, pb int64) (int64, error) {
+	var b bytes.Buffer
+	w := bc.NewEncodeWriter(&b)
+	if _, err := w.Write(make([]byte, pb)); err != nil {
+		return 0, err
+	}
+	if err := w.Close(); err != nil {
+		return 0, err
+	}
+	return int64(b.Len()) - bc.EncodedLen(pb), nil
+}
+
+// mergeSpans merges the overlapping or touching spans of sorted spans.
+func mergeSpans(spans []span) []span {
+	out := spans[:0]
+	for _, sp := range spans {
+		if n := len(out); n > 0 && out[n-1].end >= sp.start {
+			out[n-1].end = max(out[n-1].end, sp.end)
+		} else {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// stageReader is a stage's content as an io.ReaderAt.
+type stageReader struct{ s *stageEdit }
+
+func (r stageReader) ReadAt(p []byte, off int64) (int, error) { return r.s.readAt(p, off) }

@@ -2,11 +2,13 @@ package fsx
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
 
+	"github.com/b14fs/b14fs/core"
 	"github.com/spf13/afero"
 )
 
@@ -62,7 +64,7 @@ func (f *file) load() error {
 	case err == nil && info.IsDir(): // a directory named like a stored file
 		err = errIsDir
 	case err == nil:
-		f.src, err = newSource(f.fsys.decoders, bf, info.Size())
+		f.src, err = f.fsys.openSource(bf, info.Size())
 	}
 	if err != nil {
 		bf.Close()
@@ -143,7 +145,10 @@ func (f *file) commit() error {
 	if f.edit == nil {
 		return nil
 	}
-	if err := f.edit.commit(); err != nil {
+	unlock := lockStored(f.fsys, f.stored)
+	err := f.edit.commit()
+	unlock()
+	if err != nil {
 		f.edit = failedEdit{err}
 		return err
 	}
@@ -173,4 +178,112 @@ func (f *file) Readdir(int) ([]os.FileInfo, error) {
 // Readdirnames fails: a file is not a directory.
 func (f *file) Readdirnames(int) ([]string, error) {
 	return nil, pathError("readdirnames", f.name, errNotDir)
+}
+
+// openSource returns the decoded content of the stored stream read from r,
+// which holds size bytes. A block codec whose encoding of a block depends on
+// the blocks before it (base16384's checksum=true: a running checksum in the
+// last block) cannot be decoded from the middle of a stream, so its files
+// are read as other codecs' are, from the start: the layout still gives the
+// size, but reads do not use it.
+func (f *Fs) openSource(r io.ReaderAt, size int64) (*source, error) {
+	src, err := newSource(f.decoders, r, size)
+	if err != nil || src.layout == nil {
+		return src, err
+	}
+	if bc, ok := f.codec.(core.BlockCodec); ok && !f.encodesBlocksAlone(bc, *src.layout) {
+		src.layout = nil // src.size stays known
+	}
+	return src, nil
+}
+
+// commitLocks serializes the commits to each stored file within a process,
+// so that two files committing in place (an append, a stage) do not
+// interleave their writes.
+var commitLocks struct {
+	mu sync.Mutex
+	m  map[storedKey]*storedLock
+}
+
+type storedKey struct {
+	fsys *Fs
+	path string
+}
+
+type storedLock struct {
+	sync.Mutex
+	users int
+}
+
+// lockStored locks the stored file path of fsys for a commit and returns
+// the function that unlocks it.
+func lockStored(fsys *Fs, path string) (unlock func()) {
+	k := storedKey{fsys, path}
+	commitLocks.mu.Lock()
+	if commitLocks.m == nil {
+		commitLocks.m = make(map[storedKey]*storedLock)
+	}
+	l := commitLocks.m[k]
+	if l == nil {
+		l = &storedLock{}
+		commitLocks.m[k] = l
+	}
+	l.users++
+	commitLocks.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		commitLocks.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(commitLocks.m, k)
+		}
+		commitLocks.mu.Unlock()
+	}
+}
+
+// Refresh brings a file that holds no writes up to date with the stored file
+// it has open, when that changed in place since it was opened or last
+// refreshed: appended to in place, truncated, rewritten by another program.
+// Reads then go on with the new content. It reports whether the stored
+// file's size or modification time changed. A stored file replaced by a
+// rename is not followed: the file goes on reading the one it has open, as
+// an open os.File does. (internal/mount uses it so that a program reading a
+// file sees what is appended to it, as tail -f needs.)
+//
+// Refresh must not run at the same time as a ReadAt of a file opened
+// read-only, whose reads take no lock.
+func (f *file) Refresh() (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check("refresh", accessMode); err != nil {
+		return false, err
+	}
+	if f.edit != nil {
+		return false, nil
+	}
+	info, err := f.base.Stat()
+	if err != nil {
+		return false, pathError("refresh", f.name, err)
+	}
+	changed := info.Size() != f.info.Size() || !info.ModTime().Equal(f.info.ModTime())
+	src, err := f.fsys.openSource(f.base, info.Size())
+	if err != nil {
+		return changed, pathError("refresh", f.name, err)
+	}
+	f.src, f.info = src, info
+	return changed, nil
+}
+
+// Discard closes the file without storing the writes it holds: the stored
+// file stays as the last Sync left it. (internal/mount discards the writes
+// to a file removed while open, which a local file system would drop with
+// the file.)
+func (f *file) Discard() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed.Swap(true) {
+		return pathError("close", f.name, fs.ErrClosed)
+	}
+	f.release()
+	return nil
 }

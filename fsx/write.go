@@ -1,6 +1,11 @@
 package fsx
 
-import "os"
+import (
+	"bytes"
+	"os"
+
+	"github.com/b14fs/b14fs/core"
+)
 
 // Write writes p at the current offset, or at the end of the file when it
 // was opened with os.O_APPEND.
@@ -60,17 +65,17 @@ func (f *file) writeAt(p []byte, off int64) error {
 	if err != nil || ok {
 		return err
 	}
-	b, err := f.buffer()
+	s, err := f.stage()
 	if err != nil {
 		return err
 	}
-	_, err = b.writeAt(p, off)
+	_, err = s.writeAt(p, off)
 	return err
 }
 
 // startEdit begins the edit that suits a first write at off: an in-place
 // append for os.O_APPEND on a non-empty block codec file that allows it, a
-// stream when writing at the end, the whole content in memory otherwise.
+// stream when writing at the end, a stage on disk otherwise.
 func (f *file) startEdit(off int64) error {
 	size, err := f.src.Size()
 	if err != nil {
@@ -83,6 +88,15 @@ func (f *file) startEdit(off int64) error {
 			return nil
 		}
 		fallthrough
+	case f.flag&os.O_APPEND != 0 && size == 0:
+		// Appends to an empty file are held as appends too, so that of
+		// several files appending at once, every one lands: the first
+		// Close stores the file, the others append to it in place.
+		if a, ok := f.emptyAppendEdit(); ok {
+			f.edit = a
+			return nil
+		}
+		fallthrough
 	case off == size:
 		s, err := f.newStream(f.src)
 		if err != nil {
@@ -91,11 +105,13 @@ func (f *file) startEdit(off int64) error {
 		f.edit = s
 		return nil
 	}
-	_, err = f.buffer()
+	_, err = f.stage()
 	return err
 }
 
-// buffer turns the current content into a bufferEdit, if it is not one yet.
+// buffer turns the current content into a bufferEdit, if it is not one yet:
+// the whole plain content in memory, which only a read after writes at
+// other offsets than the end needs (read.go).
 func (f *file) buffer() (*bufferEdit, error) {
 	if b, ok := f.edit.(*bufferEdit); ok {
 		return b, nil
@@ -155,9 +171,27 @@ func (f *file) truncate(size int64) error {
 		f.edit = s
 		return nil
 	}
-	b, err := f.buffer()
+	if b, ok := f.edit.(*bufferEdit); ok {
+		return b.truncate(size)
+	}
+	s, err := f.stage()
 	if err != nil {
 		return err
 	}
-	return b.truncate(size)
+	return s.truncate(size)
+}
+
+// emptyAppendEdit returns an appendEdit for a file whose stored content is
+// empty, or false when the codec could not append in place to a non-empty
+// file either.
+func (f *file) emptyAppendEdit() (*appendEdit, bool) {
+	bc, ok := f.fsys.codec.(core.BlockCodec)
+	if !ok {
+		return nil, false
+	}
+	l, err := bc.Layout(bytes.NewReader(nil), 0)
+	if err != nil || l.PlainBlock <= 0 || !f.fsys.encodesBlocksAlone(bc, l) {
+		return nil, false
+	}
+	return &appendEdit{f: f, codec: bc}, true
 }

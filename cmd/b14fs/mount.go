@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,19 +17,25 @@ import (
 	"github.com/b14fs/b14fs/transform"
 )
 
+// mountOptions are the -o options b14fs mount takes.
+var mountOptions = []string{"ro", "rw", "allow_other"}
+
 func newMountCommand(reg *core.Registry, std stdio) *cobra.Command {
 	var chain, suffix, ext string
-	var showAll, writable bool
+	var options []string
+	var showAll, writable, cache bool
 	cmd := &cobra.Command{
-		Use:   "mount [-c CHAIN] DIR MOUNTPOINT",
+		Use:   "mount [-c CHAIN] [-w] [-o OPTIONS] DIR MOUNTPOINT",
 		Short: "Mount DIR at MOUNTPOINT with its encoded files shown decoded (FUSE)",
 		Long: `Mount DIR at MOUNTPOINT through FUSE: each file of DIR stored encoded by
 CHAIN is shown decoded, under its name without the codec's suffix (notes.txt
 for a stored notes.txt.b14). The mount is read-only unless --writable: then
-what programs write is stored encoded, each file replaced atomically when it
-is closed. b14fs serves the mount until it gets SIGINT or SIGTERM, or until
-MOUNTPOINT is unmounted (fusermount3 -u).`,
+what programs write is stored encoded. b14fs serves the mount until it gets
+SIGINT, SIGTERM or SIGHUP (it then unmounts, lazily if the mount is busy,
+and exits with 130), or until MOUNTPOINT is unmounted (fusermount3 -u; exit
+0). See docs/mount.md for coherence, links and what a crash can leave.`,
 		Example: "  b14fs mount ~/vault /mnt/plain\n" +
+			"  b14fs mount -w -o allow_other ~/vault /mnt/plain\n" +
 			"  b14fs mount -c bencode --ext .torrent=.json ~/torrents /mnt/json",
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -50,8 +57,24 @@ MOUNTPOINT is unmounted (fusermount3 -u).`,
 			if showAll {
 				opts = append(opts, fsx.ShowUnmapped())
 			}
-			fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), a[0]), codec, opts...)
-			return serveMount(std, a[0], a[1], fsys, writable)
+			mo := mount.Options{Name: a[0], Dir: a[0], Writable: writable, Cache: cache}
+			if err := parseMountOptions(options, &mo); err != nil {
+				return err
+			}
+			if fi, err := os.Stat(a[0]); err != nil {
+				return err
+			} else if !fi.IsDir() {
+				return fmt.Errorf("%s: not a directory", a[0])
+			}
+			if err := mount.CheckMountpoint(a[1]); err != nil {
+				return err
+			}
+			base, err := mount.NewDirFs(a[0])
+			if err != nil {
+				return err
+			}
+			defer base.Close()
+			return serveMount(std, a[1], fsx.New(base, codec, opts...), mo)
 		},
 	}
 	cmd.Flags().StringVarP(&chain, "chain", "c", defaultChain, "the chain the files of DIR are encoded with")
@@ -59,39 +82,81 @@ MOUNTPOINT is unmounted (fusermount3 -u).`,
 	cmd.Flags().StringVar(&ext, "ext", "", "show stored `.STORED=.SHOWN` names with the extension replaced")
 	cmd.Flags().BoolVar(&showAll, "show-all", false, "show the other files of DIR too, as they are")
 	cmd.Flags().BoolVarP(&writable, "writable", "w", false, "let programs write: files are stored encoded")
+	cmd.Flags().StringSliceVarP(&options, "options", "o", nil, "mount `OPTIONS`, comma-separated: "+strings.Join(mountOptions, ", "))
+	cmd.Flags().BoolVar(&cache, "cache", false, "let the kernel cache data and names for a minute: faster, but changes made in DIR underneath can stay unseen")
 	return cmd
 }
 
-// serveMount mounts fsys at mountpoint and serves it until a signal comes or
-// the mount goes away.
-func serveMount(std stdio, dir, mountpoint string, fsys afero.Fs, writable bool) error {
-	if fi, err := os.Stat(dir); err != nil {
-		return err
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s: not a directory", dir)
+// parseMountOptions applies the -o options to mo.
+func parseMountOptions(options []string, mo *mount.Options) error {
+	ro := false
+	for _, o := range options {
+		switch o {
+		case "ro":
+			ro = true
+		case "rw":
+			mo.Writable = true
+		case "allow_other":
+			mo.AllowOther = true
+		default:
+			return usageError{fmt.Errorf("-o %s: unknown mount option (known: %s)", o, strings.Join(mountOptions, ", "))}
+		}
 	}
-	logErr := func(err error) { fmt.Fprintf(std.err, "b14fs: %v\n", err) }
-	srv, err := mount.Mount(fsys, mountpoint, mount.Options{Name: dir, Writable: writable, Log: logErr})
-	if err != nil {
-		return fmt.Errorf("mount %s: %w", mountpoint, err)
+	if ro && mo.Writable {
+		return usageError{errors.New("-o ro and --writable (or -o rw): choose one")}
 	}
-	fmt.Fprintf(std.err, "b14fs: %s mounted at %s; Ctrl-C or SIGTERM unmounts\n", dir, mountpoint)
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	return nil
+}
+
+// serveMount mounts fsys at mountpoint and serves it until a signal comes
+// (it then unmounts and exits with exitInterrupted) or the mount goes away
+// (it returns nil).
+func serveMount(std stdio, mountpoint string, fsys afero.Fs, mo mount.Options) error {
+	// Signals that come while mounting are handled once it is mounted.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
-	done := make(chan struct{})
-	go func() {
-		srv.Wait()
-		close(done)
-	}()
+	mo.Log = func(err error) { fmt.Fprintf(std.err, "b14fs: %v\n", err) }
+	srv, err := mount.Mount(fsys, mountpoint, mo)
+	if err != nil {
+		return err
+	}
+	mode := "read-only"
+	if mo.Writable {
+		mode = "writable"
+	}
+	fmt.Fprintf(std.err, "b14fs: %s mounted at %s (%s); Ctrl-C, SIGTERM or SIGHUP unmounts\n", mo.Name, mountpoint, mode)
+	var s os.Signal
 	select {
-	case <-done:
+	case <-srv.Done():
+		fmt.Fprintf(std.err, "b14fs: %s was unmounted\n", mountpoint)
 		return nil
-	case <-sig:
+	case s = <-sig:
 	}
-	if err := srv.Unmount(); err != nil {
-		return fmt.Errorf("unmount %s: %w", mountpoint, err)
+	fmt.Fprintf(std.err, "b14fs: %v: unmounting %s\n", s, mountpoint)
+	lazy, err := srv.Unmount()
+	for err != nil {
+		fmt.Fprintf(std.err, "b14fs: %v; still serving: send the signal again to detach it\n", err)
+		select {
+		case <-srv.Done():
+			os.Exit(exitInterrupted)
+		case s = <-sig:
+		}
+		fmt.Fprintf(std.err, "b14fs: %v: detaching %s\n", s, mountpoint)
+		lazy, err = true, srv.Detach()
 	}
-	<-done
+	if !lazy {
+		fmt.Fprintf(std.err, "b14fs: %s unmounted\n", mountpoint)
+		os.Exit(exitInterrupted)
+	}
+	fmt.Fprintf(std.err, "b14fs: %s is busy (a program has a file open there, or it is a working directory): "+
+		"unmounted lazily, so it is gone from %s; serving the programs still using it until they let go "+
+		"(send the signal again to stop at once)\n", mountpoint, mountpoint)
+	select {
+	case <-srv.Done():
+	case s = <-sig:
+		fmt.Fprintf(std.err, "b14fs: %v: stopped serving\n", s)
+	}
+	os.Exit(exitInterrupted)
 	return nil
 }

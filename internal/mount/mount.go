@@ -1,16 +1,21 @@
 // Package mount serves an afero.Fs through FUSE: b14fs mounts an fsx file
 // system with it so that every program sees a directory's encoded files
 // decoded, and, when mounted writable, stores what they write encoded.
+//
+// The rules it follows (coherence, symbolic links, what a crash can leave)
+// are in docs/mount.md.
 package mount
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	iofs "io/fs"
 	"os"
-	"path"
-	"sort"
+	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -18,371 +23,373 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
 )
 
-// cacheTimeout is how long the kernel may cache names and attributes. The
-// view of a directory that others may change should stay fresh.
-const cacheTimeout = time.Second
+// DefaultTimeout is how long the kernel may keep names and attributes
+// without asking again, unless Options.Timeout says otherwise: how long a
+// change made to the directory underneath, not through the mount, can go
+// unseen by stat and lookups. What the mount itself changes is seen at once.
+const DefaultTimeout = time.Second
+
+// CacheTimeout is the timeout with Options.Cache.
+const CacheTimeout = time.Minute
 
 // Options configure a mount.
 type Options struct {
 	// Name is shown as the file system's source, in /proc/mounts.
 	Name string
+	// Dir is the directory the file system stores its files in, whose
+	// statfs the mount reports (df). Empty: the mount reports zeros.
+	Dir string
 	// Writable lets programs create, write, rename and remove files and
 	// directories. Without it the mount is read-only.
 	Writable bool
+	// AllowOther lets other users than the one mounting use the mount (the
+	// FUSE allow_other option, with default_permissions so that the kernel
+	// checks each file's mode for them). An unprivileged user needs
+	// user_allow_other in /etc/fuse.conf.
+	AllowOther bool
+	// Cache trades coherence for speed: the kernel keeps file data in its
+	// page cache across opens and names and attributes for CacheTimeout.
+	// Changes made underneath can then stay unseen for that long, and a file
+	// changed while open can read stale data.
+	Cache bool
+	// Timeout overrides DefaultTimeout (or CacheTimeout) when positive.
+	Timeout time.Duration
+	// Fusermount mounts through fusermount3 even as root, who otherwise
+	// mounts with mount(2) and needs no fusermount3.
+	Fusermount bool
 	// Log, if set, is told of each error that reaches programs only as EIO,
 	// such as bad data in a file, so that its cause can be shown.
 	Log func(error)
 }
 
-// Mount serves fsys at mountpoint and returns the running server; call its
-// Unmount to stop it, and Wait to wait for that.
-func Mount(fsys afero.Fs, mountpoint string, opts Options) (*fuse.Server, error) {
-	timeout := cacheTimeout
-	mo := fuse.MountOptions{FsName: opts.Name, Name: "b14fs"}
+// Errors of Mount, before anything is mounted.
+var (
+	// ErrNoFUSE is returned when this machine cannot mount FUSE file
+	// systems: no /dev/fuse, or no fusermount3 for a user other than root.
+	ErrNoFUSE = errors.New("FUSE is not available")
+	// ErrMountpoint is returned for a mountpoint that is not a directory,
+	// does not exist, or is a dead mount.
+	ErrMountpoint = errors.New("bad mountpoint")
+)
+
+// A Server is a running mount.
+type Server struct {
+	srv        *fuse.Server
+	mountpoint string
+	direct     bool // mounted by mount(2), not by fusermount
+	done       chan struct{}
+}
+
+// Mount serves fsys at mountpoint. It checks the mountpoint first (an
+// existing directory) and, when the kernel mount succeeds but serving it
+// does not start, takes the mount away again: it never leaves a dead mount.
+// As root it mounts with mount(2) itself, needing no fusermount.
+func Mount(fsys afero.Fs, mountpoint string, opts Options) (*Server, error) {
+	if err := CheckMountpoint(mountpoint); err != nil {
+		return nil, err
+	}
+	direct := os.Geteuid() == 0 && !opts.Fusermount
+	if err := checkFUSE(direct); err != nil {
+		return nil, err
+	}
+	m, root, err := newMount(fsys, opts)
+	if err != nil {
+		return nil, err
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+		if opts.Cache {
+			timeout = CacheTimeout
+		}
+	}
+	mo := fuse.MountOptions{
+		FsName:            opts.Name,
+		Name:              "b14fs",
+		AllowOther:        opts.AllowOther,
+		DirectMountStrict: direct,
+		MaxWrite:          1 << 20,
+		// Reads answer with decoded data, never a file descriptor to
+		// splice from; a 1 MiB answer does not fit a pipe anyway.
+		DisableSplice: true,
+		// O_TRUNC comes with OPEN, so that a file opened to be rewritten
+		// is replaced as a whole; and shared mmap works on direct I/O files.
+		ExtraCapabilities: fuse.CAP_ATOMIC_O_TRUNC | fuse.CAP_DIRECT_IO_ALLOW_MMAP,
+	}
+	if opts.Cache {
+		mo.MaxReadAhead = 1 << 20
+	}
 	if !opts.Writable {
-		mo.Options = []string{"ro"}
+		mo.Options = append(mo.Options, "ro")
 	}
-	return fs.Mount(mountpoint, &node{fsys: fsys, opts: &opts}, &fs.Options{
-		EntryTimeout: &timeout,
-		AttrTimeout:  &timeout,
-		MountOptions: mo,
-	})
+	if opts.AllowOther {
+		mo.Options = append(mo.Options, "default_permissions")
+	}
+	fo := &fs.Options{
+		MountOptions:    mo,
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NullPermissions: true, // a file of mode 0000 is shown as such
+		RootStableAttr:  &fs.StableAttr{Ino: root.ino},
+	}
+	if opts.Cache {
+		fo.NegativeTimeout = &timeout
+	}
+	srv, err := fuse.NewServer(fs.NewNodeFS(root, fo), mountpoint, &fo.MountOptions)
+	if err != nil {
+		return nil, mountError(mountpoint, direct, err)
+	}
+	s := &Server{srv: srv, mountpoint: mountpoint, direct: direct, done: make(chan struct{})}
+	go func() {
+		srv.Serve()
+		// Files the kernel never released (it drops what is pending when
+		// the mount goes): close them, which stores what they hold.
+		m.closeAll()
+		close(s.done)
+	}()
+	if err := srv.WaitMount(); err != nil {
+		s.unmount(true)
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	return s, nil
 }
 
-// node is a file or directory of the served file system. Its path is asked
-// of the inode tree each time, so it stays right across renames.
-type node struct {
-	fs.Inode
+// CheckMountpoint reports why mountpoint cannot be mounted on: it does not
+// exist, is not a directory, or is a dead mount (its server is gone). Its
+// errors match ErrMountpoint.
+func CheckMountpoint(mountpoint string) error {
+	fi, err := os.Stat(mountpoint)
+	switch {
+	case errors.Is(err, syscall.ENOTCONN):
+		return mountpointError(fmt.Sprintf("mountpoint %s is a dead mount (its server is gone): take it away with fusermount3 -u %s", mountpoint, mountpoint))
+	case errors.Is(err, iofs.ErrNotExist):
+		return mountpointError(fmt.Sprintf("mountpoint %s: no such directory", mountpoint))
+	case err != nil:
+		return mountpointError(fmt.Sprintf("mountpoint %v", err))
+	case !fi.IsDir():
+		return mountpointError(fmt.Sprintf("mountpoint %s: not a directory", mountpoint))
+	}
+	return nil
+}
+
+// mountpointError is an error of CheckMountpoint.
+type mountpointError string
+
+func (e mountpointError) Error() string        { return string(e) }
+func (e mountpointError) Is(target error) bool { return target == ErrMountpoint }
+
+// checkFUSE reports what this machine lacks to mount FUSE file systems.
+func checkFUSE(direct bool) error {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return fmt.Errorf("%w: no /dev/fuse (load the fuse kernel module: modprobe fuse; in a container, pass --device /dev/fuse)", ErrNoFUSE)
+	}
+	if direct {
+		return nil
+	}
+	if _, err := exec.LookPath("fusermount3"); err == nil {
+		return nil
+	}
+	if _, err := exec.LookPath("fusermount"); err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: fusermount3 not found: install the fuse3 package (Debian, Ubuntu: apt install fuse3; Fedora: dnf install fuse3)", ErrNoFUSE)
+}
+
+// mountError explains a failed kernel mount.
+func mountError(mountpoint string, direct bool, err error) error {
+	if direct && errors.Is(err, syscall.EPERM) {
+		return fmt.Errorf("mount %s: %w (mount(2) needs CAP_SYS_ADMIN)", mountpoint, err)
+	}
+	return fmt.Errorf("mount %s: %w", mountpoint, err)
+}
+
+// Wait waits until the mount is gone: unmounted by Unmount, by fusermount3
+// -u or umount, or its connection aborted.
+func (s *Server) Wait() { <-s.done }
+
+// Done is closed when the mount is gone.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Unmount takes the mount away and waits until it is gone. When programs
+// still use it (a shell cd'd into it, an open file), it unmounts lazily
+// instead, reports lazy, and returns at once: the mount is gone from the
+// file system tree, and the server keeps serving those programs until the
+// last of them lets go, which Wait waits for.
+func (s *Server) Unmount() (lazy bool, err error) {
+	lazy, err = s.unmount(false)
+	if err == nil && !lazy {
+		s.Wait()
+	}
+	return lazy, err
+}
+
+// Detach unmounts lazily (MNT_DETACH, fusermount3 -u -z) at once: the
+// mount is gone from the file system tree, and the programs still using it
+// keep being served until they let go, which Wait waits for.
+func (s *Server) Detach() error { return s.detach(true) }
+
+// ErrBusy is how an unmount reports a busy mount.
+var ErrBusy = errors.New("mount is busy")
+
+// unmount takes the mount away, lazily when it is busy (or when force).
+func (s *Server) unmount(force bool) (lazy bool, err error) {
+	if !force {
+		delay := 10 * time.Millisecond
+		for try := 0; ; try++ {
+			err = s.detach(false)
+			if err == nil || !errors.Is(err, ErrBusy) || try == 3 {
+				break
+			}
+			// The kernel may not have seen the last close of a program
+			// that just ended.
+			time.Sleep(delay)
+			delay *= 4
+		}
+		if err == nil {
+			return false, nil
+		}
+		if !errors.Is(err, ErrBusy) {
+			return false, err
+		}
+	}
+	if err := s.detach(true); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// detach unmounts once, lazily (MNT_DETACH, fusermount3 -z) if lazy.
+func (s *Server) detach(lazy bool) error {
+	if s.direct {
+		flags := 0
+		if lazy {
+			flags = syscall.MNT_DETACH
+		}
+		err := syscall.Unmount(s.mountpoint, flags)
+		switch {
+		case errors.Is(err, syscall.EBUSY):
+			return fmt.Errorf("unmount %s: %w", s.mountpoint, ErrBusy)
+		case errors.Is(err, syscall.EINVAL):
+			return nil // not mounted any more
+		case err != nil:
+			return fmt.Errorf("unmount %s: %w", s.mountpoint, err)
+		}
+		return nil
+	}
+	bin, err := exec.LookPath("fusermount3")
+	if err != nil {
+		if bin, err = exec.LookPath("fusermount"); err != nil {
+			return fmt.Errorf("unmount %s: %w", s.mountpoint, err)
+		}
+	}
+	args := []string{"-u"}
+	if lazy {
+		args = append(args, "-z")
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, append(args, "--", s.mountpoint)...)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		switch {
+		case strings.Contains(msg, "busy"):
+			return fmt.Errorf("unmount %s: %w", s.mountpoint, ErrBusy)
+		case strings.Contains(msg, "not mounted"), strings.Contains(msg, "entry for"):
+			return nil // gone already
+		}
+		return fmt.Errorf("unmount %s: %s: %w", s.mountpoint, msg, err)
+	}
+	return nil
+}
+
+// mnt is the state shared by the nodes of a mount.
+type mnt struct {
 	fsys afero.Fs
-	opts *Options
+	opts Options
+	ids  table
 
-	mu      sync.Mutex
-	writers map[*handle]bool // handles open for writing: they know the size
+	openMu  sync.Mutex
+	handles map[*handle]struct{} // the handles not released
+
+	logMu sync.Mutex
 }
 
-var (
-	_ fs.NodeLookuper  = (*node)(nil)
-	_ fs.NodeReaddirer = (*node)(nil)
-	_ fs.NodeGetattrer = (*node)(nil)
-	_ fs.NodeSetattrer = (*node)(nil)
-	_ fs.NodeOpener    = (*node)(nil)
-	_ fs.NodeCreater   = (*node)(nil)
-	_ fs.NodeMkdirer   = (*node)(nil)
-	_ fs.NodeUnlinker  = (*node)(nil)
-	_ fs.NodeRmdirer   = (*node)(nil)
-	_ fs.NodeRenamer   = (*node)(nil)
-)
-
-func (n *node) path() string { return "/" + n.Path(nil) }
-
-func (n *node) child(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	p := path.Join(n.path(), name)
-	fi, err := n.fsys.Stat(p)
+// newMount makes the shared state and the root node.
+func newMount(fsys afero.Fs, opts Options) (*mnt, *node, error) {
+	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{})}
+	m.ids.init()
+	info, err := m.lstat("/")
 	if err != nil {
-		return nil, n.errno(err)
+		return nil, nil, err
 	}
-	fillAttr(&out.Attr, fi, n.opts.Writable)
-	c := &node{fsys: n.fsys, opts: n.opts}
-	return n.NewInode(ctx, c, fs.StableAttr{Mode: out.Attr.Mode & syscall.S_IFMT}), 0
+	if !info.IsDir() {
+		return nil, nil, fmt.Errorf("the root of the file system is not a directory")
+	}
+	return m, m.ids.newRoot(m, info), nil
 }
 
-func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return n.child(ctx, name, out)
-}
-
-func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	f, err := n.fsys.Open(n.path())
-	if err != nil {
-		return nil, n.errno(err)
-	}
-	defer f.Close()
-	var entries []fuse.DirEntry
-	if rd, ok := f.(iofs.ReadDirFile); ok {
-		// Names and types only: no entry's size is worked out.
-		des, err := rd.ReadDir(-1)
-		if err != nil {
-			return nil, n.errno(err)
+// lstat describes the named file, directory or link without following a
+// link (when fsys can tell links apart).
+func (m *mnt) lstat(name string) (info os.FileInfo, err error) {
+	retry(func() error {
+		if ls, ok := m.fsys.(afero.Lstater); ok {
+			info, _, err = ls.LstatIfPossible(name)
+		} else {
+			info, err = m.fsys.Stat(name)
 		}
-		for _, de := range des {
-			entries = append(entries, fuse.DirEntry{Name: de.Name(), Mode: modeType(de.IsDir())})
+		return err
+	})
+	return info, err
+}
+
+// open opens the named file.
+func (m *mnt) open(name string, flag int, perm os.FileMode) (f afero.File, err error) {
+	retry(func() error {
+		f, err = m.fsys.OpenFile(name, flag, perm)
+		return err
+	})
+	return f, err
+}
+
+// retry runs do again, a few times over some milliseconds, while it fails
+// in a way that a file being changed in place can make it fail: bad data or
+// data cut short, where another program is appending to the file or
+// rewriting its blocks. A file that is bad stays so, and fails.
+func retry(do func() error) {
+	for try := 0; ; try++ {
+		err := do()
+		if err == nil || try == 3 || !(errors.Is(err, core.ErrInvalidData) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			return
 		}
-	} else {
-		infos, err := f.Readdir(-1)
-		if err != nil {
-			return nil, n.errno(err)
-		}
-		for _, fi := range infos {
-			entries = append(entries, fuse.DirEntry{Name: fi.Name(), Mode: modeType(fi.IsDir())})
-		}
+		time.Sleep(time.Duration(1+try*4) * time.Millisecond)
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
-	return fs.NewListDirStream(entries), 0
-}
-
-// stat returns the node's attributes: from a handle open for writing when
-// there is one (the base has not seen its data yet), from the file system
-// otherwise.
-func (n *node) stat() (os.FileInfo, error) {
-	n.mu.Lock()
-	for h := range n.writers {
-		n.mu.Unlock()
-		return h.stat()
-	}
-	n.mu.Unlock()
-	return n.fsys.Stat(n.path())
-}
-
-func (n *node) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	fi, err := n.stat()
-	if err != nil {
-		return n.errno(err)
-	}
-	fillAttr(&out.Attr, fi, n.opts.Writable)
-	return 0
-}
-
-func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if !n.opts.Writable {
-		return syscall.EROFS
-	}
-	p := n.path()
-	if size, ok := in.GetSize(); ok {
-		if e := n.truncate(fh, int64(size)); e != 0 {
-			return e
-		}
-	}
-	if mode, ok := in.GetMode(); ok {
-		if err := n.fsys.Chmod(p, os.FileMode(mode&0o7777)); err != nil {
-			return n.errno(err)
-		}
-	}
-	mtime, mok := in.GetMTime()
-	atime, aok := in.GetATime()
-	if mok || aok {
-		fi, err := n.fsys.Stat(p)
-		if err != nil {
-			return n.errno(err)
-		}
-		if !mok {
-			mtime = fi.ModTime()
-		}
-		if !aok {
-			atime = mtime
-		}
-		if err := n.fsys.Chtimes(p, atime, mtime); err != nil {
-			return n.errno(err)
-		}
-	}
-	return n.Getattr(ctx, fh, out)
-}
-
-// truncate sets the file's size through the given handle, another handle
-// open for writing, or a handle of its own.
-func (n *node) truncate(fh fs.FileHandle, size int64) syscall.Errno {
-	h, _ := fh.(*handle)
-	if h == nil || !h.writable {
-		n.mu.Lock()
-		for w := range n.writers {
-			h = w
-			break
-		}
-		n.mu.Unlock()
-	}
-	if h != nil && h.writable {
-		return h.truncate(size)
-	}
-	f, err := n.fsys.OpenFile(n.path(), os.O_RDWR, 0)
-	if err != nil {
-		return n.errno(err)
-	}
-	err = f.Truncate(size)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return n.errno(err)
-}
-
-func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0
-	if write && !n.opts.Writable {
-		return nil, 0, syscall.EROFS
-	}
-	// The kernel passes the offset of every write, O_APPEND included.
-	f, err := n.fsys.OpenFile(n.path(), int(flags)&^(syscall.O_APPEND|syscall.O_CREAT|syscall.O_EXCL), 0)
-	if err != nil {
-		return nil, 0, n.errno(err)
-	}
-	return n.open(f, write), 0, 0
-}
-
-// open wraps f in a handle, noting it when it writes.
-func (n *node) open(f afero.File, write bool) *handle {
-	h := &handle{f: f, node: n, writable: write}
-	if write {
-		n.mu.Lock()
-		if n.writers == nil {
-			n.writers = make(map[*handle]bool)
-		}
-		n.writers[h] = true
-		n.mu.Unlock()
-	}
-	return h
-}
-
-func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	if !n.opts.Writable {
-		return nil, nil, 0, syscall.EROFS
-	}
-	p := path.Join(n.path(), name)
-	f, err := n.fsys.OpenFile(p, int(flags)&^syscall.O_APPEND|os.O_CREATE, os.FileMode(mode&0o777))
-	if err != nil {
-		return nil, nil, 0, n.errno(err)
-	}
-	// Make the file exist in the base now, so that Lookup finds it.
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, nil, 0, n.errno(err)
-	}
-	inode, e := n.child(ctx, name, out)
-	if e != 0 {
-		f.Close()
-		return nil, nil, 0, e
-	}
-	return inode, inode.Operations().(*node).open(f, true), 0, 0
-}
-
-func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if !n.opts.Writable {
-		return nil, syscall.EROFS
-	}
-	if err := n.fsys.Mkdir(path.Join(n.path(), name), os.FileMode(mode&0o777)); err != nil {
-		return nil, n.errno(err)
-	}
-	return n.child(ctx, name, out)
-}
-
-func (n *node) Unlink(ctx context.Context, name string) syscall.Errno { return n.remove(name) }
-func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno  { return n.remove(name) }
-
-func (n *node) remove(name string) syscall.Errno {
-	if !n.opts.Writable {
-		return syscall.EROFS
-	}
-	return n.errno(n.fsys.Remove(path.Join(n.path(), name)))
-}
-
-func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	if !n.opts.Writable {
-		return syscall.EROFS
-	}
-	if flags != 0 {
-		return syscall.ENOTSUP // RENAME_NOREPLACE, RENAME_EXCHANGE
-	}
-	to := path.Join("/"+newParent.EmbeddedInode().Path(nil), newName)
-	return n.errno(n.fsys.Rename(path.Join(n.path(), name), to))
-}
-
-// handle is an open file. Its methods are serialised: a file of the file
-// system need not take concurrent calls.
-type handle struct {
-	mu       sync.Mutex
-	f        afero.File
-	node     *node
-	writable bool
-}
-
-var (
-	_ fs.FileReader   = (*handle)(nil)
-	_ fs.FileWriter   = (*handle)(nil)
-	_ fs.FileFlusher  = (*handle)(nil)
-	_ fs.FileFsyncer  = (*handle)(nil)
-	_ fs.FileReleaser = (*handle)(nil)
-)
-
-func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m, err := h.f.ReadAt(dest, off)
-	if err != nil && m < len(dest) && !errors.Is(err, io.EOF) {
-		return nil, h.node.errno(err)
-	}
-	return fuse.ReadResultData(dest[:m]), 0
-}
-
-func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m, err := h.f.WriteAt(data, off)
-	if err != nil {
-		return uint32(m), h.node.errno(err)
-	}
-	return uint32(m), 0
-}
-
-func (h *handle) stat() (os.FileInfo, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.f.Stat()
-}
-
-func (h *handle) truncate(size int64) syscall.Errno {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.node.errno(h.f.Truncate(size))
-}
-
-// Flush runs at every close(2): what was written is stored, so that close
-// reports a failure to store it.
-func (h *handle) Flush(ctx context.Context) syscall.Errno {
-	if !h.writable {
-		return 0
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.node.errno(h.f.Sync())
-}
-
-func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return h.Flush(ctx) }
-
-func (h *handle) Release(ctx context.Context) syscall.Errno {
-	h.node.mu.Lock()
-	delete(h.node.writers, h)
-	h.node.mu.Unlock()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.node.errno(h.f.Close())
-}
-
-func modeType(dir bool) uint32 {
-	if dir {
-		return syscall.S_IFDIR
-	}
-	return syscall.S_IFREG
-}
-
-func fillAttr(a *fuse.Attr, fi os.FileInfo, writable bool) {
-	perm := uint32(fi.Mode().Perm())
-	if !writable {
-		perm &^= 0o222
-	}
-	a.Mode = modeType(fi.IsDir()) | perm
-	a.Size = uint64(max(fi.Size(), 0))
-	a.Blocks = (a.Size + 511) / 512
-	t := fi.ModTime()
-	a.SetTimes(&t, &t, &t)
-	a.Nlink = 1
 }
 
 // errno maps an error from the file system to the errno the kernel gets,
 // and logs the errors that become EIO.
-func (n *node) errno(err error) syscall.Errno {
+func (m *mnt) errno(err error) syscall.Errno {
 	e := errno(err)
-	if e == syscall.EIO && n.opts.Log != nil {
-		n.opts.Log(err)
+	if e == syscall.EIO && m.opts.Log != nil {
+		m.logMu.Lock()
+		m.opts.Log(err)
+		m.logMu.Unlock()
 	}
 	return e
+}
+
+// log reports an error that no program gets, such as a failure when a file
+// is released.
+func (m *mnt) log(err error) {
+	if err != nil && m.opts.Log != nil {
+		m.logMu.Lock()
+		m.opts.Log(err)
+		m.logMu.Unlock()
+	}
 }
 
 // errno maps an error to an errno.
@@ -393,7 +400,7 @@ func errno(err error) syscall.Errno {
 		return 0
 	case errors.As(err, &e):
 		return e
-	case errors.Is(err, iofs.ErrNotExist):
+	case errors.Is(err, iofs.ErrNotExist), errors.Is(err, fsx.ErrNotMapped):
 		return syscall.ENOENT
 	case errors.Is(err, iofs.ErrExist):
 		return syscall.EEXIST
@@ -401,6 +408,29 @@ func errno(err error) syscall.Errno {
 		return syscall.EACCES
 	case errors.Is(err, iofs.ErrInvalid):
 		return syscall.EINVAL
+	case errors.Is(err, iofs.ErrClosed), errors.Is(err, fsx.ErrReadOnly), errors.Is(err, fsx.ErrWriteOnly):
+		return syscall.EBADF
+	case errors.Is(err, fsx.ErrTooLarge):
+		return syscall.EFBIG
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		// os.Root refused a link that leads out of the directory.
+		return syscall.EXDEV
 	}
 	return syscall.EIO
+}
+
+// isNotMapped reports whether err says a name has no stored form.
+func isNotMapped(err error) bool { return errors.Is(err, fsx.ErrNotMapped) }
+
+// closeAll releases the handles the kernel did not release.
+func (m *mnt) closeAll() {
+	m.openMu.Lock()
+	hs := make([]*handle, 0, len(m.handles))
+	for h := range m.handles {
+		hs = append(hs, h)
+	}
+	m.openMu.Unlock()
+	for _, h := range hs {
+		h.Release(context.Background())
+	}
 }

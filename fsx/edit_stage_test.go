@@ -1,0 +1,427 @@
+package fsx_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/spf13/afero"
+)
+
+// osBase returns an fsx.Fs with codec c over a new directory of the real
+// file system, and that directory.
+func osBase(t *testing.T, c core.Codec) (*fsx.Fs, afero.Fs, string) {
+	dir := t.TempDir()
+	base := afero.NewBasePathFs(afero.NewOsFs(), dir)
+	return fsx.New(base, c), base, dir
+}
+
+// TestStageRandomEdits applies random writes, truncations and syncs to a
+// file opened once, comparing it with a byte slice, and checks after Close
+// that the stored file holds exactly the codec's encoding of the content.
+func TestStageRandomEdits(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		for round := range 6 {
+			r := rand.New(rand.NewPCG(uint64(round), 7))
+			name := fmt.Sprintf("r%d", round)
+			model := randomBytes(r.IntN(3000), uint64(round))
+			mustWrite(t, fsys, name, model)
+			f, err := fsys.OpenFile(name, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for op := range 40 {
+				switch k := r.IntN(10); {
+				case k < 6:
+					off := r.Int64N(int64(len(model)) + 40)
+					p := randomBytes(1+r.IntN(60), uint64(1000*round+op))
+					if _, err := f.WriteAt(p, off); err != nil {
+						t.Fatalf("round %d op %d: WriteAt: %v", round, op, err)
+					}
+					model = writeModel(model, p, off)
+				case k < 8:
+					size := r.Int64N(int64(len(model)) + 50)
+					if err := f.Truncate(size); err != nil {
+						t.Fatalf("round %d op %d: Truncate: %v", round, op, err)
+					}
+					model = append(model[:min(int64(len(model)), size)], make([]byte, max(0, size-int64(len(model))))...)
+				case k < 9:
+					if err := f.Sync(); err != nil {
+						t.Fatalf("round %d op %d: Sync: %v", round, op, err)
+					}
+					checkContent(t, fsys, name, model)
+				default:
+					if err := f.Close(); err != nil {
+						t.Fatalf("round %d op %d: Close: %v", round, op, err)
+					}
+					checkContent(t, fsys, name, model)
+					if f, err = fsys.OpenFile(name, os.O_RDWR, 0); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			checkContent(t, fsys, name, model)
+			stored, err := afero.ReadFile(base, name+suffix(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := encode(c, model); len(model) > 0 && !bytes.Equal(stored, want) {
+				t.Errorf("round %d: stored %d bytes, not the encoding of the content (%d bytes)", round, len(stored), len(want))
+			}
+			checkNoTemp(t, base)
+		}
+	})
+}
+
+// TestStageInPlace checks that writes into the middle of a block codec file
+// rewrite the stored file in place: it keeps its inode, and a write of a few
+// bytes writes a few blocks.
+func TestStageInPlace(t *testing.T) {
+	for name, c := range map[string]core.Codec{
+		"base16384":      base16384.NewCodec(),
+		"base16384-utf8": base16384Codec("form=utf8", "bom=true"),
+		"b64":            b64{header: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			counting := &countingFs{Fs: afero.NewBasePathFs(afero.NewOsFs(), dir)}
+			fsys := fsx.New(counting, c)
+			model := randomBytes(100003, 1)
+			mustWrite(t, fsys, "x", model)
+			stored := filepath.Join(dir, "x"+suffix(c))
+			before, err := os.Stat(stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []struct {
+				off int64
+				n   int
+			}{{0, 1}, {50000, 3}, {100000, 3}, {100002, 1}, {70, 20}} {
+				counting.written.Store(0)
+				f, err := fsys.OpenFile("x", os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := randomBytes(w.n, uint64(w.off))
+				if _, err := f.WriteAt(p, w.off); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+				model = writeModel(model, p, w.off)
+				checkContent(t, fsys, "x", model)
+				after, err := os.Stat(stored)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !os.SameFile(before, after) {
+					t.Errorf("write of %d bytes at %d replaced the stored file", w.n, w.off)
+				}
+				// The bytes written to the stored file, plus the scratch file.
+				if got := counting.written.Load(); got > 200 {
+					t.Errorf("write of %d bytes at %d wrote %d bytes to the base", w.n, w.off, got)
+				}
+			}
+			// Growing and shrinking go through the tail.
+			for _, size := range []int64{100010, 99990, 5, 200000, 100003} {
+				f, err := fsys.OpenFile("x", os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Truncate(size); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.WriteAt([]byte("z"), 2); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+				model = writeModel(append(model[:min(int64(len(model)), size)], make([]byte, max(0, size-int64(len(model))))...), []byte("z"), 2)
+				checkContent(t, fsys, "x", model)
+				if after, _ := os.Stat(stored); !os.SameFile(before, after) {
+					t.Errorf("truncation to %d replaced the stored file", size)
+				}
+			}
+		})
+	}
+}
+
+// TestStageChangedMeanwhile checks that a stage whose stored file another
+// file replaced or changed meanwhile is stored whole, as that file's last
+// Close would be, and not patched into a file it did not start from.
+func TestStageChangedMeanwhile(t *testing.T) {
+	fsys, _, _ := osBase(t, base16384.NewCodec())
+	mustWrite(t, fsys, "x", bytes.Repeat([]byte("a"), 1000))
+	f, err := fsys.OpenFile("x", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("B"), 10); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, fsys, "x", bytes.Repeat([]byte("c"), 20)) // replaced meanwhile
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Repeat([]byte("a"), 1000)
+	want[10] = 'B'
+	checkContent(t, fsys, "x", want)
+
+	g, err := fsys.OpenFile("x", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.WriteAt([]byte("D"), 0); err != nil {
+		t.Fatal(err)
+	}
+	a, err := fsys.OpenFile("x", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("appended"))
+	if err := a.Close(); err != nil { // changes the stored file in place
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want[0] = 'D'
+	checkContent(t, fsys, "x", want)
+}
+
+// TestStageMemory checks that a small write into the middle of a large file
+// holds no copy of the file in memory.
+func TestStageMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 64 MiB file")
+	}
+	for name, c := range map[string]core.Codec{"base16384": base16384.NewCodec(), "stream": gz{}} {
+		t.Run(name, func(t *testing.T) {
+			fsys, _, _ := osBase(t, c)
+			const size = 64 << 20
+			f, err := fsys.Create("big")
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunk := randomBytes(1<<20, 3)
+			for range size / len(chunk) {
+				if _, err := f.Write(chunk); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			f, err = fsys.OpenFile("big", os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt([]byte("x"), size/2); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Truncate(size + 100); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+				t.Errorf("a 1-byte write and a truncation of a 64 MiB file allocated %d MiB", alloc>>20)
+			}
+			g, err := fsys.Open("big")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			p := make([]byte, 3)
+			if _, err := g.ReadAt(p, size/2-1); err != nil || string(p[1:2]) != "x" || p[0] != chunk[(size/2-1)%len(chunk)] {
+				t.Errorf("read back %q, %v", p, err)
+			}
+			if info, _ := g.Stat(); info.Size() != size+100 {
+				t.Errorf("size %d, want %d", info.Size(), size+100)
+			}
+		})
+	}
+}
+
+// TestChecksumReadAt reads a base16384 checksum=true file at offsets past
+// its first block: the checksum covers the whole file, so a read that
+// reaches its end must decode from its start (a read in the middle used to
+// fail with "checksum mismatch").
+func TestChecksumReadAt(t *testing.T) {
+	c := base16384Codec("checksum=true")
+	fsys := fsx.New(afero.NewMemMapFs(), c)
+	for _, n := range []int{1000, 131072, 140000, 1000003} {
+		want := randomBytes(n, uint64(n))
+		mustWrite(t, fsys, "x", want)
+		f, err := fsys.Open("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, n)
+		for off := 0; off < n; off += 131072 {
+			m, err := f.ReadAt(got[off:min(off+131072, n)], int64(off))
+			if err != nil && err != io.EOF {
+				t.Fatalf("%d bytes: ReadAt(%d): %v", n, off, err)
+			}
+			if m != min(131072, n-off) {
+				t.Fatalf("%d bytes: ReadAt(%d) = %d", n, off, m)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d bytes: read back wrong", n)
+		}
+		// Backwards too.
+		p := make([]byte, 10)
+		for _, off := range []int{n - 10, 0, n / 2} {
+			if _, err := f.ReadAt(p, int64(off)); (err != nil && err != io.EOF) || !bytes.Equal(p, want[off:off+10]) {
+				t.Errorf("%d bytes: ReadAt(%d): %v", n, off, err)
+			}
+		}
+		f.Close()
+	}
+}
+
+// TestCommitKeepsMode checks that a Chmod of the stored file while a file
+// holds writes is not undone by that file's Close.
+func TestCommitKeepsMode(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		mustWrite(t, fsys, "x", []byte("old"))
+		f, err := fsys.OpenFile("x", os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("new"))
+		if err := fsys.Chmod("x", 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := fsys.Stat("x"); err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("after Close: %v, %v; want mode 0600", info, err)
+		}
+	})
+}
+
+// TestAppendEmptyAllLand appends to an empty file through several files at
+// once: every append lands (the first Close stores the file, the others
+// append to it), as with O_APPEND on a local file.
+func TestAppendEmptyAllLand(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		if _, ok := c.(core.BlockCodec); !ok {
+			t.Skip("other codecs: the last Close wins")
+		}
+		mustWrite(t, fsys, "log", nil)
+		var files []afero.File
+		for i := range 3 {
+			f, err := fsys.OpenFile("log", os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(f, "line %d\n", i)
+			files = append(files, f)
+		}
+		for _, f := range files {
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := string(mustRead(t, fsys, "log"))
+		for i := range 3 {
+			if !bytes.Contains([]byte(got), fmt.Appendf(nil, "line %d\n", i)) {
+				t.Errorf("line %d lost: %q", i, got)
+			}
+		}
+		if len(got) != 21 {
+			t.Errorf("log holds %q", got)
+		}
+	})
+}
+
+// TestRefresh checks that a file opened for reading catches up with changes
+// made in place to the stored file it has open, and not with a replacement.
+func TestRefresh(t *testing.T) {
+	fsys, _, _ := osBase(t, base16384.NewCodec())
+	mustWrite(t, fsys, "x", []byte("one\n"))
+	r, err := fsys.Open("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	refresh := func() bool {
+		t.Helper()
+		changed, err := r.(interface{ Refresh() (bool, error) }).Refresh()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return changed
+	}
+	readAll := func() string {
+		t.Helper()
+		p := make([]byte, 100)
+		n, err := r.ReadAt(p, 0)
+		if err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		return string(p[:n])
+	}
+	if refresh() {
+		t.Error("Refresh of an unchanged file reports a change")
+	}
+	a, err := fsys.OpenFile("x", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("two\n"))
+	a.Close()
+	if !refresh() || readAll() != "one\ntwo\n" {
+		t.Errorf("after an append in place and Refresh: %q", readAll())
+	}
+	mustWrite(t, fsys, "x", []byte("replaced\n")) // a new stored file
+	refresh()
+	if got := readAll(); got != "one\ntwo\n" {
+		t.Errorf("after a replacement: %q, want the file it has open", got)
+	}
+}
+
+// TestDiscard checks that Discard closes a file without storing its writes
+// and leaves no temporary file.
+func TestDiscard(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		mustWrite(t, fsys, "x", []byte("kept"))
+		for _, flag := range []int{os.O_TRUNC, 0, os.O_APPEND} {
+			f, err := fsys.OpenFile("x", os.O_RDWR|flag, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if flag == os.O_APPEND {
+				f.Write([]byte("more"))
+			} else {
+				f.WriteAt([]byte("XX"), 1)
+			}
+			if err := f.(interface{ Discard() error }).Discard(); err != nil {
+				t.Fatal(err)
+			}
+			checkContent(t, fsys, "x", []byte("kept"))
+			checkNoTemp(t, base)
+		}
+	})
+}

@@ -1,0 +1,240 @@
+package fsx
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+)
+
+// Symbolic links.
+//
+// A link is named like a file: a link stored as "x.b14" is shown as "x", and
+// a link whose name the mapping does not produce is shown only with
+// ShowUnmapped, as it is. A link's target is shown with its last element
+// mapped like a file's name when the target stays inside the base and that
+// element is a stored name ("sub/notes.txt.b14" is shown as
+// "sub/notes.txt"), unless a directory of that name is there; absolute
+// targets, and targets that leave the base, are shown as they are.
+// SymlinkIfPossible stores a target the other way round. fsx never follows
+// a link itself: what a link points at is found by whoever follows it, such
+// as the kernel for a FUSE mount.
+//
+// These need a base that is an afero.Lstater, afero.Linker and
+// afero.LinkReader (OsFs, BasePathFs); with another base, Lstat is Stat and
+// links cannot be made or read.
+
+var _ afero.Symlinker = (*Fs)(nil)
+
+// A storedLink is a link in the base and what the name resolving to it is.
+type storedLink struct {
+	stored string      // the base path
+	info   os.FileInfo // the base's Lstat
+}
+
+// link finds the link that the shown name denotes, if it denotes one.
+func (f *Fs) link(name string) (storedLink, bool, error) {
+	ls, ok := f.base.(afero.Lstater)
+	if !ok || isRoot(name) {
+		return storedLink{}, false, nil
+	}
+	dir, base := filepath.Split(name)
+	if stored, mapped := f.names.storedName(base); mapped {
+		info, _, err := ls.LstatIfPossible(dir + stored)
+		switch {
+		case err == nil && info.Mode()&os.ModeSymlink != 0:
+			return storedLink{dir + stored, info}, true, nil
+		case err == nil && !info.IsDir():
+			return storedLink{}, false, nil // a mapped file: it wins the name
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return storedLink{}, false, err
+		}
+	}
+	if f.showsUnmapped(base) {
+		info, _, err := ls.LstatIfPossible(name)
+		switch {
+		case err == nil && info.Mode()&os.ModeSymlink != 0:
+			return storedLink{name, info}, true, nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return storedLink{}, false, err
+		}
+	}
+	return storedLink{}, false, nil
+}
+
+// LstatIfPossible returns the FileInfo of the named file, directory or
+// link, not following a link, and reports whether it could tell links
+// apart (the base is an afero.Lstater). A link's size is the length of its
+// shown target.
+func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	_, lstater := f.base.(afero.Lstater)
+	l, ok, err := f.link(name)
+	if err != nil {
+		return nil, lstater, pathError("lstat", name, err)
+	}
+	if !ok {
+		info, err := f.Stat(name)
+		return info, lstater, err
+	}
+	target, err := f.readlink(l)
+	if err != nil {
+		return nil, true, pathError("lstat", name, err)
+	}
+	return &fileInfo{FileInfo: l.info, name: filepath.Base(name), size: int64(len(target))}, true, nil
+}
+
+// ReadlinkIfPossible returns the shown target of the named link.
+func (f *Fs) ReadlinkIfPossible(name string) (string, error) {
+	l, ok, err := f.link(name)
+	switch {
+	case err != nil:
+		return "", pathError("readlink", name, err)
+	case !ok:
+		if _, err := f.Stat(name); err != nil {
+			return "", pathError("readlink", name, unwrapPath(err))
+		}
+		return "", pathError("readlink", name, syscall.EINVAL)
+	}
+	target, err := f.readlink(l)
+	if err != nil {
+		return "", pathError("readlink", name, err)
+	}
+	return target, nil
+}
+
+func (f *Fs) readlink(l storedLink) (string, error) {
+	lr, ok := f.base.(afero.LinkReader)
+	if !ok {
+		return "", afero.ErrNoReadlink
+	}
+	target, err := lr.ReadlinkIfPossible(l.stored)
+	if err != nil {
+		return "", unwrapPath(err)
+	}
+	return f.shownTarget(filepath.Dir(l.stored), target), nil
+}
+
+// SymlinkIfPossible creates newname as a link to oldname, stored under the
+// mapped form of newname with the target's last element mapped (see the
+// package's notes on links). It fails with fs.ErrExist when newname shows
+// anything already.
+func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
+	err := f.symlink(oldname, newname)
+	if err != nil {
+		return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: unwrapPath(err)}
+	}
+	return nil
+}
+
+func (f *Fs) symlink(target, name string) error {
+	ln, ok := f.base.(afero.Linker)
+	if !ok {
+		return afero.ErrNoSymlink
+	}
+	if isRoot(name) {
+		return fs.ErrExist
+	}
+	dir, base := filepath.Split(name)
+	stored, mapped := f.names.storedName(base)
+	switch {
+	case mapped:
+		stored = dir + stored
+	case f.showsUnmapped(base):
+		stored = name
+	default:
+		return ErrNotMapped
+	}
+	if _, _, err := f.LstatIfPossible(name); err == nil {
+		return fs.ErrExist
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return ln.SymlinkIfPossible(f.storedTarget(dir, target), stored)
+}
+
+// shownTarget returns how the target of a link stored in the base directory
+// dir is shown.
+func (f *Fs) shownTarget(dir, target string) string {
+	tdir, last, ok := f.mappableTarget(dir, target)
+	if !ok {
+		return target
+	}
+	shown, ok := f.names.shownName(last)
+	if !ok {
+		return target
+	}
+	if info, err := f.lstat(filepath.Join(dir, tdir, last)); err == nil && info.IsDir() {
+		return target // a directory keeps its name
+	}
+	return tdir + shown
+}
+
+// storedTarget returns how the target of a link to be stored in the base
+// directory dir is stored.
+func (f *Fs) storedTarget(dir, target string) string {
+	tdir, last, ok := f.mappableTarget(dir, target)
+	if !ok {
+		return target
+	}
+	stored, ok := f.names.storedName(last)
+	if !ok {
+		return target
+	}
+	if info, err := f.lstat(filepath.Join(dir, tdir, stored)); err == nil && !info.IsDir() {
+		return tdir + stored // a mapped file (or link) wins the name
+	}
+	if _, err := f.lstat(filepath.Join(dir, tdir, last)); err == nil {
+		return target // a directory, or a file shown as it is
+	}
+	return tdir + stored // nothing there yet: a file to come
+}
+
+// mappableTarget splits a link target into the directory part and the last
+// element, and reports whether the last element is a name to map: the
+// target is relative, stays inside the base, and ends in a name.
+func (f *Fs) mappableTarget(dir, target string) (string, string, bool) {
+	if target == "" || filepath.IsAbs(target) || escapes(dir, target) {
+		return "", "", false
+	}
+	tdir, last := filepath.Split(target)
+	if last == "" || last == "." || last == ".." {
+		return "", "", false
+	}
+	return tdir, last, true
+}
+
+// escapes reports whether the relative target of a link in the base
+// directory dir leads out of the base.
+func escapes(dir, target string) bool {
+	depth := 0
+	for _, e := range strings.Split(filepath.ToSlash(filepath.Clean("/"+dir)), "/") {
+		if e != "" {
+			depth++
+		}
+	}
+	for _, e := range strings.Split(filepath.ToSlash(target), "/") {
+		switch e {
+		case "", ".":
+		case "..":
+			if depth--; depth < 0 {
+				return true
+			}
+		default:
+			depth++
+		}
+	}
+	return false
+}
+
+// lstat is the base's Lstat, or its Stat when it has none.
+func (f *Fs) lstat(name string) (os.FileInfo, error) {
+	if ls, ok := f.base.(afero.Lstater); ok {
+		info, _, err := ls.LstatIfPossible(name)
+		return info, err
+	}
+	return f.base.Stat(name)
+}

@@ -1,0 +1,125 @@
+package fsx_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/spf13/afero"
+)
+
+// TestSymlinks checks how links are shown, read, made and removed: named
+// like files, with the last element of a target inside the base mapped.
+func TestSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	base := linkFs{afero.NewBasePathFs(afero.NewOsFs(), dir).(*afero.BasePathFs), dir}
+	fsys := fsx.New(base, base16384.NewCodec())
+	if err := fsys.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, fsys, "sub/notes.txt", []byte("notes\n"))
+	if err := os.Mkdir(filepath.Join(dir, "d.b14"), 0o755); err != nil { // a directory named like a stored file
+		t.Fatal(err)
+	}
+	for target, link := range map[string]string{
+		"sub/notes.txt.b14":  "l1.b14", // a file inside: mapped
+		"sub":                "l2.b14", // a directory: kept
+		"/etc":               "l3.b14", // absolute: kept
+		"../../x.b14":        "l4.b14", // out of the base: kept
+		"d.b14":              "l5.b14", // a directory with a stored name: kept
+		"missing.b14":        "l6.b14", // dangling: mapped
+		"sub/notes.txt.b14/": "l7.b14", // no last name: kept
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"l1": "sub/notes.txt", "l2": "sub", "l3": "/etc", "l4": "../../x.b14",
+		"l5": "d.b14", "l6": "missing", "l7": "sub/notes.txt.b14/",
+	} {
+		got, err := fsys.ReadlinkIfPossible(name)
+		if err != nil || got != want {
+			t.Errorf("Readlink(%s) = %q, %v; want %q", name, got, err, want)
+		}
+		info, ok, err := fsys.LstatIfPossible(name)
+		if err != nil || !ok || info.Mode()&os.ModeSymlink == 0 || info.Name() != name || info.Size() != int64(len(want)) {
+			t.Errorf("Lstat(%s) = %v, %v, %v", name, info, ok, err)
+		}
+	}
+	// Stat and Open follow links, through the base.
+	if got := mustRead(t, fsys, "l1"); string(got) != "notes\n" {
+		t.Errorf("reading through l1: %q", got)
+	}
+	if info, ok, err := fsys.LstatIfPossible("sub/notes.txt"); err != nil || !ok || info.Mode()&os.ModeSymlink != 0 || info.Size() != 6 {
+		t.Errorf("Lstat of a file: %v, %v, %v", info, ok, err)
+	}
+	if _, err := fsys.ReadlinkIfPossible("sub/notes.txt"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("Readlink of a file: %v, want EINVAL", err)
+	}
+	if _, err := fsys.ReadlinkIfPossible("nothing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Readlink of nothing: %v, want ErrNotExist", err)
+	}
+
+	// Made through fsx: stored under the mapped name, the target mapped.
+	for link, target := range map[string]string{
+		"sub/n1": "notes.txt", "n2": "sub", "n3": "/etc/passwd", "n4": "later.txt", "n5": "d.b14",
+	} {
+		if err := fsys.SymlinkIfPossible(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := fsys.ReadlinkIfPossible(link); err != nil || got != target {
+			t.Errorf("Readlink(%s) = %q, %v; want %q back", link, got, err, target)
+		}
+	}
+	for link, want := range map[string]string{
+		"sub/n1.b14": "notes.txt.b14", "n2.b14": "sub", "n3.b14": "/etc/passwd", "n4.b14": "later.txt.b14", "n5.b14": "d.b14",
+	} {
+		if got, err := os.Readlink(filepath.Join(dir, link)); err != nil || got != want {
+			t.Errorf("stored link %s -> %q, %v; want %q", link, got, err, want)
+		}
+	}
+	if got := mustRead(t, fsys, "sub/n1"); string(got) != "notes\n" {
+		t.Errorf("reading through sub/n1: %q", got)
+	}
+	if err := fsys.SymlinkIfPossible("x", "sub/notes.txt"); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Symlink over a file: %v, want ErrExist", err)
+	}
+	if err := fsys.SymlinkIfPossible("x", "l1"); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Symlink over a link: %v, want ErrExist", err)
+	}
+	// With a base that follows links in Stat (OsFs), Rename and Remove see
+	// a link to a file as that file; links to directories and dangling
+	// links need a base whose Stat does not follow (internal/mount's).
+	if err := fsys.Rename("sub/n1", "n1b"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.Readlink(filepath.Join(dir, "n1b.b14")); err != nil || got != "notes.txt.b14" {
+		t.Errorf("renamed link: %q, %v", got, err)
+	}
+	if err := fsys.Remove("l1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "l1.b14")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after Remove the link is there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub/notes.txt.b14")); err != nil {
+		t.Errorf("Remove of a link removed its target: %v", err)
+	}
+}
+
+// linkFs is a BasePathFs whose links keep their targets as given
+// (BasePathFs makes them absolute paths into its directory).
+type linkFs struct {
+	*afero.BasePathFs
+	dir string
+}
+
+func (l linkFs) SymlinkIfPossible(oldname, newname string) error {
+	return os.Symlink(oldname, filepath.Join(l.dir, newname))
+}

@@ -1,0 +1,208 @@
+package mount
+
+import (
+	"context"
+	"os"
+	"sync"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+)
+
+// A backingKey identifies a file of the base: its device and inode number.
+type backingKey struct{ dev, ino uint64 }
+
+// firstSynthetic is the first inode number the mount makes up, for a file
+// whose base gives none or whose number another file shown has; it counts
+// down from there. Numbers stay below 2^32, which 32-bit programs need.
+const firstSynthetic = 1<<32 - 2
+
+// table maps the mount's nodes to the base files they show. A node is
+// numbered (st_ino) after its base file when it is first looked up, so
+// numbers are those of the stored files, stable across remounts. A node
+// keeps its number as long as the kernel knows it, also when the mount
+// replaces its base file (a write stored through a temporary file and a
+// rename): programs see one file, as they would on a local file system
+// (sqlite, for one, checks that its open database keeps its number). No two
+// nodes the kernel knows share a number: a base file whose number a node
+// has already is given a made-up one.
+type table struct {
+	mu    sync.Mutex
+	byKey map[backingKey]*node // the node showing each base file
+	byIno map[uint64]*node     // the live node of each inode number
+	next  uint64               // the next made-up inode number
+}
+
+func (t *table) init() {
+	t.byKey = make(map[backingKey]*node)
+	t.byIno = make(map[uint64]*node)
+	t.next = firstSynthetic
+}
+
+// newRoot returns the root node, for the directory info describes.
+func (t *table) newRoot(m *mnt, info os.FileInfo) *node {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := &node{m: m}
+	t.bind(n, info)
+	return n
+}
+
+// bind numbers the new node n after info's base file, or with a synthetic
+// number, and records it. t.mu is held.
+func (t *table) bind(n *node, info os.FileInfo) {
+	key, ok := keyOf(info)
+	switch {
+	case ok && key.ino != 0 && key.ino != ^uint64(0) && t.byIno[key.ino] == nil:
+		n.ino = key.ino
+	default:
+		for t.byIno[t.next] != nil {
+			t.next--
+		}
+		n.ino = t.next
+		t.next--
+	}
+	t.byIno[n.ino] = n
+	if ok {
+		n.key, n.hasKey = key, true
+		t.byKey[key] = n
+	}
+}
+
+// child returns the inode to show for the entry name of parent, which
+// info describes: the node already showing that base file, or a new one.
+func (t *table) child(ctx context.Context, parent *node, name string, info os.FileInfo) *fs.Inode {
+	mode := fileType(info.Mode())
+	if old := parent.GetChild(name); old != nil && old.Mode() == mode && mode == syscall.S_IFREG {
+		if on := old.Operations().(*node); on.replaced(info) {
+			// A commit through the mount may be replacing the base
+			// file of the node shown there, whose new base file it
+			// then is: wait for it to be bound.
+			on.waitStores()
+			if again, err := parent.m.lstat(joinPath(mustPath(parent), name)); err == nil {
+				info = again
+			}
+		}
+	}
+	if key, ok := keyOf(info); ok {
+		t.mu.Lock()
+		c := t.byKey[key]
+		t.mu.Unlock()
+		if c != nil && !c.IsRoot() && c.Mode() == mode && c.StableAttr().Ino != 0 {
+			if c.adopt(parent, name) {
+				return c.EmbeddedInode()
+			}
+			c.unbind()
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := &node{m: parent.m}
+	t.bind(c, info)
+	return parent.NewInode(ctx, c, fs.StableAttr{Mode: mode, Ino: c.ino})
+}
+
+// adopt reports whether node c, found by the identity of the base file at
+// parent/name, may show that entry: it is shown there already; its other
+// name still holds the same file (a hard link; not for directories); or it
+// moved there underneath, when its old entry is moved over. t.mu is not
+// held: moving an entry can make the kernel forget a node.
+func (c *node) adopt(parent *node, name string) bool {
+	oldName, oldParent := c.Parent()
+	switch {
+	case oldParent == nil:
+		return !c.IsRoot() // unlinked but open: shown again
+	case oldParent == parent.EmbeddedInode() && oldName == name:
+		return true
+	}
+	if oldPath, ok := nodePath(oldParent); ok {
+		if info, err := c.m.lstat(joinPath(oldPath, oldName)); err == nil {
+			if key, ok := keyOf(info); ok {
+				if ckey, cok := c.currentKey(); cok && key == ckey {
+					return c.Mode() != syscall.S_IFDIR // a hard link
+				}
+			}
+		}
+	}
+	// Renamed underneath: the old entry is stale.
+	oldParent.MvChild(oldName, parent.EmbeddedInode(), name, true)
+	return true
+}
+
+// unbindLocked makes n no longer found by its base file's identity, as
+// after that file was removed. t.mu is held.
+func (n *node) unbindLocked() {
+	if n.hasKey && n.m.ids.byKey[n.key] == n {
+		delete(n.m.ids.byKey, n.key)
+	}
+	n.hasKey = false
+}
+
+// unbind is unbindLocked for callers not holding t.mu.
+func (n *node) unbind() {
+	n.m.ids.mu.Lock()
+	defer n.m.ids.mu.Unlock()
+	n.unbindLocked()
+}
+
+// rebind records that n now shows the base file info describes, after the
+// mount replaced n's base file. It keeps n's inode number.
+func (n *node) rebind(info os.FileInfo) {
+	key, ok := keyOf(info)
+	t := &n.m.ids
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n.hasKey && key == n.key {
+		return
+	}
+	n.unbindLocked()
+	if ok {
+		n.key, n.hasKey = key, true
+		t.byKey[key] = n
+	}
+}
+
+// currentKey returns the identity of n's base file as last known.
+func (n *node) currentKey() (backingKey, bool) {
+	n.m.ids.mu.Lock()
+	defer n.m.ids.mu.Unlock()
+	return n.key, n.hasKey
+}
+
+// OnForget drops n from the table when the kernel has forgotten it.
+func (n *node) OnForget() {
+	t := &n.m.ids
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n.unbindLocked()
+	if t.byIno[n.ino] == n {
+		delete(t.byIno, n.ino)
+	}
+}
+
+// fileType returns the S_IFMT bits for a file mode.
+func fileType(m os.FileMode) uint32 {
+	switch {
+	case m.IsDir():
+		return syscall.S_IFDIR
+	case m&os.ModeSymlink != 0:
+		return syscall.S_IFLNK
+	case m&os.ModeNamedPipe != 0:
+		return syscall.S_IFIFO
+	case m&os.ModeSocket != 0:
+		return syscall.S_IFSOCK
+	case m&os.ModeCharDevice != 0:
+		return syscall.S_IFCHR
+	case m&os.ModeDevice != 0:
+		return syscall.S_IFBLK
+	}
+	return syscall.S_IFREG
+}
+
+// mustPath returns the path of n, or "/.deleted" when it has none.
+func mustPath(n *node) string {
+	if p, ok := n.path(); ok {
+		return p
+	}
+	return "/.deleted"
+}
