@@ -18,6 +18,8 @@ var (
 	// ErrBadOptionValue is wrapped by an *OptionError for a value a codec
 	// cannot use.
 	ErrBadOptionValue = errors.New("bad option value")
+	// ErrClosed is returned by Read and Write on a stream after its Close.
+	ErrClosed = errors.New("use of closed stream")
 )
 
 // A DataError reports input a codec cannot decode (or encode, for codecs

@@ -22,7 +22,7 @@ func TestBadDataOffset(t *testing.T) {
 	stored[bad], stored[bad+1] = 0, 0 // not a base16384 unit
 	base := afero.NewMemMapFs()
 	mustWrite(t, base, "x.b14", stored)
-	fsys := fsx.New(base, c)
+	fsys := newFs(t, base, c)
 	f, err := fsys.Open("x")
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stored []byte) {
 		base := afero.NewMemMapFs()
 		mustWrite(t, base, "x.b14", stored)
-		fsys := fsx.New(base, c)
+		fsys := newFs(t, base, c)
 		want, werr := decode(c, stored)
 		got, err := afero.ReadFile(fsys, "x")
 		if (werr == nil) != (err == nil) || err == nil && !bytes.Equal(got, want) {

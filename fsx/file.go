@@ -1,7 +1,6 @@
 package fsx
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"sync"
@@ -9,9 +8,6 @@ import (
 
 	"github.com/spf13/afero"
 )
-
-// errNegativeOffset matches fs.ErrInvalid for errors.Is.
-var errNegativeOffset = fmt.Errorf("%w: negative offset", fs.ErrInvalid)
 
 // file is an open encoded file.
 //
@@ -77,6 +73,7 @@ func (f *file) release() {
 		f.edit.discard()
 		f.edit = nil
 	}
+	f.src.close()
 	f.base.Close()
 }
 
@@ -131,6 +128,7 @@ func (f *file) Sync() error {
 	if err := f.commit(); err != nil {
 		return pathError("sync", f.name, err)
 	}
+	f.src.close()
 	f.base.Close()
 	if err := f.load(); err != nil {
 		f.closed.Store(true)

@@ -111,7 +111,7 @@ func TestNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := afero.NewMemMapFs()
-			fsys := fsx.New(base, b64{}, tt.opts...)
+			fsys := newFs(t, base, b64{}, tt.opts...)
 			err := afero.WriteFile(fsys, "d/"+tt.shown, []byte("content"), 0o644)
 			if tt.stored == "" {
 				checkPathError(t, "writing "+tt.shown, err, fsx.ErrNotMapped)
@@ -149,7 +149,7 @@ func TestListing(t *testing.T) {
 		{[]fsx.Option{fsx.ShowUnmapped()}, []string{"a", "dir.b64", "plain"}},
 	}
 	for _, tt := range tests {
-		fsys := fsx.New(base, b64{}, tt.opts...)
+		fsys := newFs(t, base, b64{}, tt.opts...)
 		infos, err := afero.ReadDir(fsys, ".")
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +261,7 @@ func TestAtomic(t *testing.T) {
 		}
 		checkContent(t, fsys, "x", []byte("new content, longer"))
 
-		failing := fsx.New(failingFs{base}, c)
+		failing := newFs(t, failingFs{base}, c)
 		f, err = failing.OpenFile("x", os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -280,7 +280,7 @@ func TestAtomic(t *testing.T) {
 		checkPathError(t, "Close with a failing rename", f.Close(), errInjected)
 		checkContent(t, fsys, "x", []byte("new content, longer"))
 
-		full := fsx.New(fullFs{base}, c)
+		full := newFs(t, fullFs{base}, c)
 		f, err = full.Create("x")
 		if err != nil {
 			t.Fatal(err)
@@ -354,7 +354,7 @@ func TestConcurrent(t *testing.T) {
 // wrapping the codec's error on Stat or Read, never wrong data.
 func TestBadData(t *testing.T) {
 	base := afero.NewMemMapFs()
-	fsys := fsx.New(base, b64{})
+	fsys := newFs(t, base, b64{})
 	good := encode(b64{}, randomBytes(100, 1))
 	bad := bytes.Clone(good)
 	bad[50] = '!'

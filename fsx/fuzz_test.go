@@ -24,7 +24,7 @@ func FuzzEdits(f *testing.F) {
 		if len(ops) > 0 && ops[0]&4 != 0 {
 			c = gz{}
 		}
-		fsys := fsx.New(afero.NewMemMapFs(), c)
+		fsys := newFs(t, afero.NewMemMapFs(), c)
 		model := randomBytes(int(len(ops)%20), 1)
 		mustWrite(t, fsys, "x", model)
 		flag := os.O_RDWR

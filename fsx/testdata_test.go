@@ -21,7 +21,7 @@ import (
 func TestReferenceVectors(t *testing.T) {
 	dir := shareddata.Dir(t, "base16384")
 	base := afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), dir))
-	fsys := fsx.New(base, base16384.NewCodec())
+	fsys := newFs(t, base, base16384.NewCodec())
 	bins, err := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if err != nil || len(bins) == 0 {
 		t.Fatalf("no vectors in %s: %v", dir, err)

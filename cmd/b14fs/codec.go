@@ -15,7 +15,7 @@ import (
 type direction struct {
 	name string
 	verb string
-	pull func(c core.Codec, r io.Reader) io.Reader
+	pull func(c core.Codec, r io.Reader) io.ReadCloser
 }
 
 var (
@@ -105,8 +105,10 @@ func convert(std stdio, dir direction, codec core.Codec, input, output string, s
 		}()
 		dst = f
 	}
+	r := dir.pull(codec, src)
+	defer r.Close()
 	// Hide dst's ReadFrom so the copy goes through the large buffer.
-	_, err = io.CopyBuffer(struct{ io.Writer }{dst}, dir.pull(codec, src), make([]byte, copyBufferSize))
+	_, err = io.CopyBuffer(struct{ io.Writer }{dst}, r, make([]byte, copyBufferSize))
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir.name, err)
 	}
