@@ -146,13 +146,17 @@ func TestCodecChecksum(t *testing.T) {
 		if len(v.plain)%7 == 0 {
 			continue
 		}
-		// Flip the lowest bit of the last data unit: always a pad bit.
-		bad := bytes.Clone(want)
-		last := int64(len(bad) - 4)
-		bad[last+1] ^= 1
-		_, err := decodeWithCodec(c, bad)
-		checkDataError(t, v.plain+": flipped pad bit", err, last, ErrChecksum)
+		_, err := decodeWithCodec(c, flipPadBit(want))
+		checkDataError(t, v.plain+": flipped pad bit", err, int64(len(want)-4), ErrChecksum)
 	}
+}
+
+// flipPadBit returns a copy of the raw encoding enc of a partial group with
+// the lowest bit of its last data unit flipped: always a pad bit.
+func flipPadBit(enc []byte) []byte {
+	bad := bytes.Clone(enc)
+	bad[len(bad)-3] ^= 1
+	return bad
 }
 
 func TestCodecStrict(t *testing.T) {

@@ -118,14 +118,12 @@ func (d *decodeState) units(dst, src []byte, final bool) (nDst, nSrc, bad int, e
 			}
 			return nDst, nSrc, 0, nil
 		}
-		// Keep the unit after the last whole group in view, and leave a group
-		// that an end marker follows to the tail code.
-		if n := (len(rest) - 2) / 8; n > 0 {
-			if rest[8*n] == markerHi {
-				n--
-			}
+		// Keep the unit after the last whole group in view: the kernel takes
+		// four data units for a whole group, but followed by an end marker
+		// they are a tail, which group decodes.
+		if n := beforeMarker(rest, (len(rest)-2)/8); n > 0 {
 			out := dst[nDst : nDst+7*n]
-			g := kernel.Decode(out, rest[:8*n])
+			g := beforeMarker(rest, kernel.Decode(out, rest[:8*n]))
 			if d.cfg.checksum {
 				d.sum = checksum(d.sum, out[:7*g])
 			}
@@ -143,6 +141,16 @@ func (d *decodeState) units(dst, src []byte, final bool) (nDst, nSrc, bad int, e
 		}
 		nSrc += m
 	}
+}
+
+// beforeMarker returns g, a number of whole groups at the start of src, less
+// the last one when an end marker follows it, so that only groups that are
+// whole whatever comes next go to the kernel. src holds more than 8*g bytes.
+func beforeMarker(src []byte, g int) int {
+	if g > 0 && src[8*g] == markerHi {
+		return g - 1
+	}
+	return g
 }
 
 // group decodes the group at the start of src: four data units, or the tail

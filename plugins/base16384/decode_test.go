@@ -51,6 +51,9 @@ var badInputs = []struct {
 	{"marker alone", "3D01", 0, ErrBadMarker},
 	{"marker after full group", "5A4C 7133 5ED4 8437 3D01", 8, ErrBadMarker},
 	{"marker 6 after 3", "5A4C 7133 5ED4 3D06", 6, ErrBadMarker},
+	// The encoding of "ABCDEFGHIJKLMN" with 3D06 after its first group,
+	// which makes that group a 6-byte tail.
+	{"marker 6 after a group", "5E50 7234 5F15 5447 3D06 6012 62A4 7B31 5B4E", 10, ErrTrailingData},
 	{"missing marker", "5A40", 2, ErrTruncated},
 	{"missing marker after group", "5A4C 7133 5ED4 8437 5A4C 7133", 12, ErrTruncated},
 }

@@ -160,13 +160,14 @@ func (e *Encoder) fill() error {
 // A Decoder is a reader whose content is the decoding of another reader's,
 // as NewDecoder makes it.
 type Decoder struct {
-	r   io.Reader
-	dec decodeState
-	in  []byte // encoded bytes read and not yet decoded
-	buf []byte // room for the decoding of a chunk
-	out []byte // decoded bytes not yet returned, within buf
-	eof bool   // r has ended and all of it is decoded
-	err error  // the error that ended a WriteTo through r's WriteTo
+	r    io.Reader
+	dec  decodeState
+	in   []byte // encoded bytes read and not yet decoded
+	buf  []byte // room for the decoding of a chunk
+	out  []byte // decoded bytes not yet returned, within buf
+	eof  bool   // r has ended and all of it is decoded
+	err  error  // the error that ended a WriteTo through r's WriteTo
+	held error  // fill's error, returned once out is read
 
 	cw countWriter  // WriteTo's destination
 	dw DecodeWriter // the push decoder handOff passes the source to
@@ -190,20 +191,25 @@ func (d *Decoder) Reset(r io.Reader) {
 	*d = Decoder{r: r, dec: d.dec, in: d.in[:0], buf: d.buf, dw: DecodeWriter{carry: d.dw.carry}}
 }
 
-// Read reads decoded bytes into p.
+// Read reads decoded bytes into p. An error comes with the last of the bytes
+// decoded before it, so that a caller stopping at it has them all.
 func (d *Decoder) Read(p []byte) (int, error) {
-	var err error
-	for len(d.out) == 0 && err == nil {
+	for len(d.out) == 0 && d.held == nil {
 		switch {
 		case d.err != nil:
 			return 0, d.err
 		case d.eof:
 			return 0, io.EOF
 		}
-		err = d.fill()
+		d.held = d.fill()
 	}
 	n := copy(p, d.out)
 	d.out = d.out[n:]
+	if len(d.out) > 0 {
+		return n, nil
+	}
+	err := d.held
+	d.held = nil
 	return n, err
 }
 
@@ -213,7 +219,8 @@ func (d *Decoder) Read(p []byte) (int, error) {
 func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
 	d.cw = countWriter{w: w}
 	cw := &d.cw
-	var readErr error
+	readErr := d.held // Read's error, after the bytes before it
+	d.held = nil
 	for {
 		if len(d.out) > 0 {
 			n, err := cw.Write(d.out)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/core/codectest"
 )
 
@@ -38,18 +39,42 @@ func readAll(r io.Reader) ([]byte, error) {
 
 // writeInPieces writes p to w in pieces of the given size, then closes w.
 func writeInPieces(w io.WriteCloser, p []byte, size int) error {
-	for len(p) > 0 {
-		n := min(size, len(p))
-		m, err := w.Write(p[:n])
+	return writePieces(w, slices.Collect(slices.Chunk(p, size)))
+}
+
+// writePieces writes each piece to w, up to the first error, then closes w.
+func writePieces(w io.WriteCloser, pieces [][]byte) error {
+	for _, p := range pieces {
+		n, err := w.Write(p)
 		if err != nil {
 			return err
 		}
-		if m != n {
-			return fmt.Errorf("wrote %d of %d bytes and no error", m, n)
+		if n != len(p) {
+			return fmt.Errorf("wrote %d of %d bytes and no error", n, len(p))
 		}
-		p = p[n:]
 	}
 	return w.Close()
+}
+
+// cut returns in cut at the offsets at, in increasing order.
+func cut(in []byte, at []int) [][]byte {
+	var pieces [][]byte
+	from := 0
+	for _, i := range at {
+		pieces = append(pieces, in[from:i])
+		from = i
+	}
+	return append(pieces, in[from:])
+}
+
+// piecesReader returns a reader of the pieces whose reads end where the
+// pieces do.
+func piecesReader(pieces [][]byte) io.Reader {
+	rs := make([]io.Reader, len(pieces))
+	for i, p := range pieces {
+		rs[i] = bytes.NewReader(p)
+	}
+	return io.MultiReader(rs...)
 }
 
 // streamInputs returns plain inputs around the group, chunk and buffer sizes.
@@ -218,6 +243,162 @@ func TestStreamDecodeErrors(t *testing.T) {
 					t.Errorf("%s/%s/%s: wrote %d bytes that are not decoded from the units before the error", tc.name, in.name, form, len(out))
 				}
 			})
+		}
+	}
+}
+
+// readThenCopy reads one byte from d with Read, then the rest with io.Copy,
+// which hands the rest of the source to a push stream when it can.
+func readThenCopy(d *Decoder) ([]byte, error) {
+	var first [1]byte
+	n, err := d.Read(first[:])
+	switch {
+	case err == io.EOF:
+		return nil, nil
+	case err != nil:
+		return first[:n], err
+	}
+	var buf bytes.Buffer
+	buf.Write(first[:n])
+	_, err = io.Copy(&buf, d)
+	return buf.Bytes(), err
+}
+
+// oneShot decodes in at once under cfg, as every stream form must: it
+// returns the bytes decoded before the error, and the error.
+func oneShot(cfg config, in []byte) ([]byte, error) {
+	d := newDecodeState(cfg)
+	out := make([]byte, maxDecodedLen(len(in)))
+	n, _, err := d.decode(out, in, true)
+	return out[:n], err
+}
+
+// dataErrors are the errors that this package's *core.DataError values wrap.
+var dataErrors = []error{ErrTruncated, ErrInvalidUnit, ErrBadMarker, ErrTrailingData, ErrPadBits, ErrChecksum}
+
+// sameResult reports whether a decoding that wrote out and ended with err
+// matches one that wrote want and ended with wantErr: the same bytes, and
+// the same error message, offset and kind.
+func sameResult(out []byte, err error, want []byte, wantErr error) bool {
+	if !bytes.Equal(out, want) || (err == nil) != (wantErr == nil) {
+		return false
+	}
+	if err == nil {
+		return true
+	}
+	var de, wantDE *core.DataError
+	if err.Error() != wantErr.Error() || errors.As(err, &de) != errors.As(wantErr, &wantDE) || de != nil && de.Offset != wantDE.Offset {
+		return false
+	}
+	for _, kind := range dataErrors {
+		if errors.Is(err, kind) != errors.Is(wantErr, kind) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendDecodeMatches reports whether AppendDecode of in matches a one-shot
+// decoding that wrote want and ended with wantErr. AppendDecode appends
+// nothing on error.
+func appendDecodeMatches(in, want []byte, wantErr error) bool {
+	out, err := AppendDecode(nil, in)
+	if err != nil {
+		out = want
+	}
+	return sameResult(out, err, want, wantErr)
+}
+
+// splitInputs returns the raw encodings the split tests decode: the
+// malformed ones of badInputs, and the checksummed vectors, which strict
+// decoding rejects, intact and with a pad bit flipped.
+func splitInputs(t *testing.T) [][]byte {
+	var ins [][]byte
+	for _, tc := range badInputs {
+		ins = append(ins, unhex(t, tc.in))
+	}
+	for _, v := range checksumVectors {
+		enc := unhex(t, v.enc)
+		ins = append(ins, enc)
+		if len(v.plain)%7 != 0 {
+			ins = append(ins, flipPadBit(enc))
+		}
+	}
+	return ins
+}
+
+// splitConfigs are the decoding settings the split tests run under.
+var splitConfigs = []config{{}, {strict: true}, {checksum: true}}
+
+// maxPairLen is the longest input the split tests cut at every pair of
+// points; longer ones are cut at every point.
+const maxPairLen = 40
+
+// cuts returns the ways the split tests cut an input of n bytes.
+func cuts(n int) [][]int {
+	var at [][]int
+	for i := 0; i <= n; i++ {
+		at = append(at, []int{i})
+		for j := i; j <= n && n <= maxPairLen; j++ {
+			at = append(at, []int{i, j})
+		}
+	}
+	return at
+}
+
+// TestStreamSplits decodes each input of splitInputs, raw and UTF-8, with
+// and without a byte order mark, under each of splitConfigs: through the
+// push stream with the input cut at every point (and every pair of points),
+// and through the pull stream with its source's reads cut the same way and
+// with 1-byte reads from it or from its source. Every form must write what
+// one-shot decoding decodes before the error, and report the same error.
+func TestStreamSplits(t *testing.T) {
+	for _, cfg := range splitConfigs {
+		dw, d := newDecodeWriter(nil, cfg), newDecoder(nil, cfg)
+		var buf bytes.Buffer
+		for _, raw := range splitInputs(t) {
+			bom := append([]byte{0xFE, 0xFF}, raw...)
+			for _, in := range [][]byte{raw, bom, toUTF8(raw), toUTF8(bom)} {
+				want, wantErr := oneShot(cfg, in)
+				failed := false
+				check := func(form string, at []int, out []byte, err error) {
+					if !failed && !sameResult(out, err, want, wantErr) {
+						t.Errorf("%+v, % X, %s, cuts %v: wrote % X, %v; one-shot wrote % X, %v", cfg, in, form, at, out, err, want, wantErr)
+						failed = true
+					}
+				}
+				if cfg == (config{}) && !appendDecodeMatches(in, want, wantErr) {
+					t.Errorf("% X: AppendDecode differs from one-shot % X, %v", in, want, wantErr)
+				}
+				for _, rw := range codectest.Readers {
+					d.Reset(rw.Wrap(bytes.NewReader(in)))
+					out, err := io.ReadAll(iotest.OneByteReader(d))
+					check("Decoder, 1-byte reads from "+rw.Name, nil, out, err)
+				}
+				for _, at := range cuts(len(in)) {
+					pieces := cut(in, at)
+					buf.Reset()
+					dw.Reset(&buf)
+					err := writePieces(dw, pieces)
+					check("DecodeWriter", at, buf.Bytes(), err)
+					if len(at) > 1 {
+						continue
+					}
+					d.Reset(piecesReader(pieces))
+					out, err := io.ReadAll(d)
+					check("Decoder", at, out, err)
+					d.Reset(piecesReader(pieces))
+					out, err = io.ReadAll(iotest.OneByteReader(d))
+					check("Decoder, 1-byte reads", at, out, err)
+					buf.Reset()
+					d.Reset(piecesReader(pieces))
+					_, err = io.Copy(&buf, d)
+					check("Decoder, io.Copy", at, buf.Bytes(), err)
+					d.Reset(piecesReader(pieces))
+					out, err = readThenCopy(d)
+					check("Decoder, 1-byte Read then io.Copy", at, out, err)
+				}
+			}
 		}
 	}
 }
