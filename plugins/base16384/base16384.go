@@ -15,8 +15,32 @@
 // writes) and UTF-8 (what EncodeToString writes), each with or without a
 // leading byte order mark, telling them apart by the first byte.
 //
-// Push-form streams (NewEncodeWriter, NewDecodeWriter) and a core.Codec
-// (NewCodec) with options complete the package.
+// # Options
+//
+// An Encoding, made by New with typed Options (UTF8, BOM, Strict,
+// Checksum), encodes and decodes whole buffers in the style of
+// encoding/base64: Encode, AppendEncode, Decode, AppendDecode and the
+// length methods. StdEncoding is the reference encoding the package
+// functions use. NewCodec(opts...) is the same configuration as a
+// core.Codec, for streams and chains; the chain options (form=utf8,
+// bom=true, strict=true, checksum=true) map onto the same Options.
+//
+// # Streams
+//
+// NewEncoder and NewDecoder, as in the reference, return pull streams:
+// readers of the encoding or decoding of another reader, to be read or
+// passed to io.Copy. NewEncodeWriter and NewDecodeWriter return push
+// streams: writers whose Close flushes the tail. Close ends every stream
+// without closing what it wraps.
+//
+// # Lengths
+//
+//	EncodeLen(n)                   reference: raw UTF-16BE bytes that n bytes encode to
+//	DecodeLen(n, offset)           reference: bytes that n raw bytes whose end marker holds offset decode to
+//	(*Encoding).EncodedLen(n)      bytes Encode writes for n bytes, in the Encoding's form, BOM included
+//	(*Encoding).DecodedLen(src)    bytes src decodes to, judged from its length, start and end marker
+//	(*Encoding).MaxDecodedLen(n)   at most this many bytes from n encoded bytes, in any form
+//	(*Codec).EncodedLen(n)         core.BlockCodec: the blocks of n bytes, without the BOM
 package base16384
 
 import (
