@@ -335,6 +335,9 @@ var lenientFiles = []string{
 	"synthetic-malformed__two_top_level_values.bin",
 	"libtorrent__unordered.torrent",
 	"libtorrent__v2_unordered_files.torrent",
+	"b14fs__unsorted_keys.bin",
+	"b14fs__duplicate_keys.bin",
+	"b14fs__two_top_level_values.bin",
 }
 
 func TestCodecCorpus(t *testing.T) {
