@@ -2,6 +2,7 @@ package fsx_test
 
 import (
 	"io"
+	"os"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -17,6 +18,7 @@ func TestCloseMidRead(t *testing.T) {
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		content := randomBytes(100000, 3)
 		mustWrite(t, fsys, "f", content)
+		fds := openFiles()
 		for i := range 1000 {
 			f, err := fsys.Open("f")
 			if err != nil {
@@ -36,5 +38,15 @@ func TestCloseMidRead(t *testing.T) {
 			}
 		}
 		goleak.VerifyNone(t)
+		if n := openFiles(); n > fds {
+			t.Errorf("%d files open after closing them all, %d before", n, fds)
+		}
 	})
+}
+
+// openFiles returns how many file descriptors the process has open, or 0
+// where /proc does not tell.
+func openFiles() int {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	return len(fds)
 }
