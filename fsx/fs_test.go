@@ -13,6 +13,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
 
@@ -393,5 +394,48 @@ func TestBadData(t *testing.T) {
 	defer d.Close()
 	if names, err := d.Readdirnames(-1); err != nil || !slices.Equal(names, []string{"bad", "short"}) {
 		t.Errorf("Readdirnames = %v, %v", names, err)
+	}
+}
+
+func TestBadMapping(t *testing.T) {
+	for _, opt := range []fsx.Option{
+		fsx.WithSuffix("a/b"),
+		fsx.WithSuffix("x\x00"),
+		fsx.WithExtension("torrent", ".json"),
+		fsx.WithExtension(".torrent", "."),
+		fsx.WithExtension(".torrent", ""),
+		fsx.WithExtension("./x", ".json"),
+	} {
+		if _, err := fsx.New(afero.NewMemMapFs(), b64{}, opt); !errors.Is(err, fsx.ErrBadMapping) {
+			t.Errorf("New with a bad mapping: %v, want ErrBadMapping", err)
+		}
+	}
+	for _, opt := range []fsx.Option{fsx.WithSuffix(""), fsx.WithSuffix(".enc"), fsx.WithExtension(".torrent", ".json")} {
+		if _, err := fsx.New(afero.NewMemMapFs(), b64{}, opt); err != nil {
+			t.Errorf("New with a good mapping: %v", err)
+		}
+	}
+}
+
+// TestReaddirKeepsGoodEntries lists a directory holding a file that does
+// not decode: Readdir returns the others and the error.
+func TestReaddirKeepsGoodEntries(t *testing.T) {
+	base := afero.NewMemMapFs()
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "a", []byte("first"))
+	mustWrite(t, base, "b.b14", []byte("not base16384"))
+	mustWrite(t, fsys, "c", []byte("third"))
+	d, err := fsys.Open("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	infos, err := d.Readdir(-1)
+	var names []string
+	for _, fi := range infos {
+		names = append(names, fi.Name())
+	}
+	if !slices.Equal(names, []string{"a", "c"}) || !errors.Is(err, core.ErrInvalidData) {
+		t.Errorf("Readdir = %v, %v; want [a c] and the error of b", names, err)
 	}
 }
