@@ -23,7 +23,7 @@ import (
 // codecs plus two small test codecs, hex and xor (origin "test"), and the
 // plugins of $B14FS_PLUGIN_PATH.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withPluginDir{m}, map[string]func(){
 		"b14fs": func() {
 			reg := builtin.Registry()
 			for _, c := range []core.Codec{testcodec.Hex{}, testcodec.Xor{Key: 0x5A}} {
@@ -36,19 +36,37 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// pluginDir is where the test plugin is built, once per test process (see
+// buildPlugins): a directory that lives as long as the process, so that a
+// test run again (-count) finds the plugins where the first run built them.
+var pluginDir string
+
+// withPluginDir runs the tests with pluginDir made, and removes it after.
+type withPluginDir struct{ m *testing.M }
+
+func (w withPluginDir) Run() int {
+	dir, err := os.MkdirTemp("", "b14fs-plugins")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	pluginDir = dir
+	return w.m.Run()
+}
+
 func TestScripts(t *testing.T) {
-	plugins := t.TempDir()
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"status": status, "waitfor": waitFor},
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("PLUGINS", plugins)
+			env.Setenv("PLUGINS", pluginDir)
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "plugins":
-				err := buildPlugins(plugins)
+				err := buildPlugins()
 				return err == nil, err
 			case "fuse":
 				return fuseAvailable(), nil
@@ -63,18 +81,19 @@ var (
 	pluginsErr  error
 )
 
-// buildPlugins builds the test plugin into dir once, as the plugins hex2
-// (hex under another name), xor (whose name the test registry holds) and
-// crash.
-func buildPlugins(dir string) error {
+// buildPlugins builds the test plugin into pluginDir once, as the plugins
+// hex2 (hex under another name), xor (whose name the test registry holds),
+// crash, and the hostile forger and stall (see internal/testplugin).
+func buildPlugins() error {
 	pluginsOnce.Do(func() {
+		dir := pluginDir
 		bin := filepath.Join(dir, rpc.PluginPrefix+"hex2")
 		out, err := exec.Command("go", "build", "-o", bin, "github.com/b14fs/b14fs/plugins/rpc/internal/testplugin").CombinedOutput()
 		if err != nil {
 			pluginsErr = fmt.Errorf("building the test plugin: %v\n%s", err, out)
 			return
 		}
-		for _, name := range []string{"xor", "crash"} {
+		for _, name := range []string{"xor", "crash", "forger", "stall"} {
 			if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
 				pluginsErr = err
 				return

@@ -14,7 +14,15 @@
 // cross the process boundary as gRPC streams with flow control; data errors
 // come back as *core.DataError values and option errors as
 // *core.OptionError values, so a remote codec behaves like a local one. A
-// plugin that crashes makes the stream fail with an error naming it.
+// plugin that crashes makes the stream fail with an error naming it; one
+// that stalls, with a timeout error (WithTimeout, $B14FS_PLUGIN_TIMEOUT).
+//
+// The host trusts nothing a plugin says that it can check: errors name the
+// plugin's codec whatever the plugin claims, offsets stay within the data
+// sent, and every text from a plugin (messages, log lines) is cut short and
+// has its control characters escaped before anyone sees it. A plugin runs in
+// a process group of its own, killed with it; a pinned plugin (WithPins)
+// runs from the very bytes whose sum was checked.
 package rpc
 
 import "github.com/hashicorp/go-plugin"

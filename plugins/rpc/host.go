@@ -1,39 +1,56 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
+	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/atomicfile"
 	"github.com/b14fs/b14fs/plugins/rpc/internal/pb"
 )
 
 // startTimeout bounds how long a plugin may take to start and shake hands.
 const startTimeout = 20 * time.Second
 
+// DefaultTimeout is how long a plugin may go without progress, by default,
+// while the host waits on it.
+const DefaultTimeout = 30 * time.Second
+
+// EnvTimeout is the environment variable that sets how long a plugin may go
+// without progress while the host waits on it, as a duration such as "30s"
+// or "1m" or a number of seconds; 0 means no limit.
+const EnvTimeout = "B14FS_PLUGIN_TIMEOUT"
+
 // A Host starts and stops the plugin processes behind the codecs that
 // Discover registered. It is safe for concurrent use.
 type Host struct {
-	logger hclog.Logger
-	pins   map[string][]byte
+	logger  hclog.Logger
+	pins    map[string][]byte
+	timeout time.Duration // < 0 until set
+	pinErr  error         // pins of names no plugin has: plugins without a pin do not run
 
 	mu      sync.Mutex
-	clients []*plugin.Client
+	clients []*client
+	dir     string // the host's private directory, made on first use
 	closed  bool
 }
 
@@ -41,34 +58,54 @@ type Host struct {
 type HostOption func(*Host)
 
 // WithLogger sends the plugins' log lines, and the host's own about them,
-// to logger. Without it they go to standard error at level warn.
+// to logger. Without it they go to standard error at level warn. Every line
+// from a plugin is cleaned first: control characters escaped, length capped.
 func WithLogger(logger hclog.Logger) HostOption {
 	return func(h *Host) { h.logger = logger }
 }
 
 // WithPins pins plugins to the SHA-256 sums of their executables, by codec
 // name: a pinned plugin whose file has another sum is not started, and its
-// codec fails with an error saying so.
+// codec fails with an error saying so. The sum is taken of the very bytes
+// the plugin then runs from, whatever happens to its file meanwhile. A pin
+// whose name no plugin has is an error that Discover returns, and until it
+// is mended no plugin without a pin runs (it might be the one meant).
 func WithPins(pins map[string][]byte) HostOption {
 	return func(h *Host) { h.pins = pins }
 }
 
-// ParsePins parses pins written as NAME=HEX pairs separated by commas, such
-// as the value of the B14FS_PLUGIN_SHA256 environment variable.
-func ParsePins(s string) (map[string][]byte, error) {
-	pins := make(map[string][]byte)
-	for _, pair := range strings.Split(s, ",") {
-		if pair = strings.TrimSpace(pair); pair == "" {
-			continue
+// WithTimeout sets how long a plugin may go without progress while the host
+// waits on it (for a stream's data, for a call's reply) before the stream or
+// call fails with a timeout error naming it; 0 means no limit. The time the
+// host spends reading a stream's source or writing its output, or away from
+// the stream, does not count. Without this option it is $B14FS_PLUGIN_TIMEOUT,
+// or DefaultTimeout.
+func WithTimeout(d time.Duration) HostOption {
+	return func(h *Host) { h.timeout = max(d, 0) }
+}
+
+// parseTimeout reads the value of EnvTimeout.
+func parseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		var n int
+		if n, err = strconv.Atoi(s); err == nil {
+			d = time.Duration(n) * time.Second
 		}
-		name, hexSum, ok := strings.Cut(pair, "=")
-		sum, err := hex.DecodeString(hexSum)
-		if !ok || name == "" || err != nil || len(sum) != sha256.Size {
-			return nil, fmt.Errorf("plugin pin %q: want NAME=<64 hex digits>", pair)
-		}
-		pins[name] = sum
 	}
-	return pins, nil
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s=%s: want a duration such as 30s, or 0 for no limit", EnvTimeout, cleanText(strconv.Quote(s), 80))
+	}
+	return d, nil
+}
+
+// callContext returns the context of a call to a plugin, bounded by the
+// host's time limit.
+func (h *Host) callContext() (context.Context, context.CancelFunc) {
+	if h.timeout <= 0 {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithTimeout(context.Background(), h.timeout)
 }
 
 // Discover looks for plugin executables (files named b14fs-plugin-NAME with
@@ -78,16 +115,36 @@ func ParsePins(s string) (map[string][]byte, error) {
 // from the directory that comes first; a name reg already holds, such as a
 // built-in codec's, is skipped and reported in the returned error, with
 // every other problem found, after all the plugins that could be registered
-// are. Plugins start only when their codec is first used.
+// are; so are a pin whose name no plugin has (see WithPins) and a bad
+// $B14FS_PLUGIN_TIMEOUT. Plugins start only when their codec is first used.
+// Discover also removes the directories that hosts which died without
+// closing left in the system's temporary directory.
 func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, error) {
-	h := &Host{}
+	h := &Host{timeout: -1}
 	for _, o := range opts {
 		o(h)
 	}
 	if h.logger == nil {
 		h.logger = hclog.New(&hclog.LoggerOptions{Name: "b14fs", Output: os.Stderr, Level: hclog.Warn})
 	}
+	// Remove what crashed hosts left behind: plugins' socket directories.
+	for _, dir := range staleDirs() {
+		if err := atomicfile.RemoveStale(afero.NewOsFs(), dir); err != nil {
+			h.logger.Debug("removing stale temporary files", "dir", dir, "error", err)
+		}
+	}
 	var errs []error
+	if h.timeout < 0 {
+		h.timeout = DefaultTimeout
+		if v := os.Getenv(EnvTimeout); v != "" {
+			d, err := parseTimeout(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w; the limit is %v", err, DefaultTimeout))
+			} else {
+				h.timeout = d
+			}
+		}
+	}
 	seen := make(map[string]bool)
 	for _, dir := range filepath.SplitList(pathList) {
 		if dir == "" {
@@ -109,25 +166,140 @@ func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, e
 			if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 				continue
 			}
+			if !validName(name) {
+				errs = append(errs, fmt.Errorf("plugin %s: %s is no codec name: skipped", cleanText(strconv.Quote(path), 256), cleanText(strconv.Quote(name), 80)))
+				continue
+			}
 			seen[name] = true
 			if err := reg.Register(&remoteCodec{name: name, proc: &process{host: h, path: path, name: name}}, path); err != nil {
 				errs = append(errs, fmt.Errorf("plugin %s: %w", path, err))
 			}
 		}
 	}
+	var unknown []string
+	for name := range h.pins {
+		if !seen[name] {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		found := "no plugins were found"
+		if len(seen) > 0 {
+			found = "the plugins are " + strings.Join(slices.Sorted(maps.Keys(seen)), ", ")
+		}
+		h.pinErr = fmt.Errorf("pinned plugin %s not found (%s): plugins without a pin do not run until every pin names a plugin",
+			strings.Join(unknown, ", "), found)
+		errs = append(errs, h.pinErr)
+	}
 	return h, errors.Join(errs...)
 }
 
-// Close kills every plugin process the host started. Codecs of the host fail
-// after it.
+// Close kills every plugin process the host started, with the processes
+// they started. Codecs of the host fail after it.
 func (h *Host) Close() {
 	h.mu.Lock()
 	clients := h.clients
 	h.clients, h.closed = nil, true
 	h.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, c := range clients {
-		c.Kill()
+		wg.Go(c.kill)
 	}
+	wg.Wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dir != "" {
+		os.RemoveAll(h.dir)
+		h.dir = ""
+	}
+}
+
+// privateDir returns the host's private directory (mode 0700), where its
+// plugins make their sockets, making it first: one per host, removed by
+// Close, and named so that the next host removes it if this one crashes.
+// h.mu is held.
+func (h *Host) privateDir() (string, error) {
+	if h.dir != "" {
+		return h.dir, nil
+	}
+	for {
+		dir := filepath.Join(socketBase(os.TempDir()), atomicfile.TempName("plugins"))
+		err := os.Mkdir(dir, 0o700)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		h.dir = dir
+		return dir, nil
+	}
+}
+
+// socketRoom returns how long the name of the directory that holds the
+// host's private directory may be: a Unix socket's path has room for 107
+// bytes on Linux and 103 on other systems (with the final NUL, 108 and 104),
+// and go-plugin adds 38 to the private directory's name
+// (/plugin-dirNNNNNNNNNN/pluginNNNNNNNNNN), itself at most 50 long with its
+// separator.
+func socketRoom() int {
+	if runtime.GOOS == "linux" {
+		return 107 - 38 - 50
+	}
+	return 103 - 38 - 50
+}
+
+// socketBase returns the directory to make the host's private directory in:
+// tmp, the system's temporary directory, unless its name is too long for
+// the sockets that go in it (as on macOS), and then /tmp.
+func socketBase(tmp string) string {
+	if len(tmp) > socketRoom() && runtime.GOOS != "windows" {
+		return "/tmp"
+	}
+	return tmp
+}
+
+// staleDirs returns the directories where crashed hosts may have left their
+// private directories.
+func staleDirs() []string {
+	tmp := os.TempDir()
+	if base := socketBase(tmp); base != tmp {
+		return []string{tmp, base}
+	}
+	return []string{tmp}
+}
+
+// killGrace is how long a plugin may take to stop when asked to, before it
+// is killed.
+const killGrace = 3 * time.Second
+
+// client is a go-plugin client and the runner of its process.
+type client struct {
+	*plugin.Client
+	runner atomic.Pointer[cmdRunner] // set once the process is about to start
+}
+
+// kill stops the plugin: go-plugin asks it to stop, waits 2 seconds for it
+// to, then kills it. But the request is a call to the plugin that it may
+// leave unanswered, and go-plugin waits for the answer until the process
+// ends: so if go-plugin is not done after killGrace, the runner kills the
+// process.
+func (c *client) kill() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Kill()
+	}()
+	select {
+	case <-done:
+		return
+	case <-time.After(killGrace):
+	}
+	if r := c.runner.Load(); r != nil {
+		r.Kill(context.Background())
+	}
+	<-done
 }
 
 // process is a plugin executable, started on first use.
@@ -144,42 +316,70 @@ type process struct {
 
 // codec returns the gRPC client of the running plugin, starting it first.
 func (p *process) codec() (pb.CodecClient, error) {
-	p.once.Do(func() { p.client, p.suffix, p.err = p.start() })
+	p.once.Do(func() {
+		p.client, p.suffix, p.err = p.start()
+		if p.err != nil {
+			p.err = p.wrap(p.err)
+		}
+	})
 	return p.client, p.err
 }
 
 func (p *process) start() (pb.CodecClient, string, error) {
 	h := p.host
+	if _, pinned := h.pins[p.name]; !pinned && h.pinErr != nil {
+		return nil, "", fmt.Errorf("not run, as it has no pin: %w", h.pinErr)
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, "", errors.New("host closed")
+	}
+	dir, err := h.privateDir()
+	h.mu.Unlock()
+	if err != nil {
+		return nil, "", err
+	}
+	var exe *pinned
+	if sum, ok := h.pins[p.name]; ok {
+		if exe, err = pinExecutable(p.path, sum, dir); err != nil {
+			return nil, "", err
+		}
+	}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  handshake,
 		Plugins:          plugin.PluginSet{pluginName: &codecPlugin{}},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           h.logger.Named(p.name),
 		StartTimeout:     startTimeout,
-		RunnerFunc: func(l hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
-			if sum, ok := h.pins[p.name]; ok {
-				if err := checkSum(p.path, sum); err != nil {
-					return nil, err
-				}
-			}
-			cmd.Path, cmd.Args = p.path, []string{p.path}
-			return newRunner(l, cmd)
-		},
+		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: dir},
+	}
+	c := &client{}
+	cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
+		r := newRunner(h.logger.Named(p.name), cmd, p.path, exe, socketDir)
+		c.runner.Store(r)
+		return r, nil
 	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return nil, "", fmt.Errorf("plugin %s: host closed", p.path)
+		if exe != nil {
+			exe.exited()
+		}
+		return nil, "", errors.New("host closed")
 	}
-	client := plugin.NewClient(cfg)
-	h.clients = append(h.clients, client)
+	c.Client = plugin.NewClient(cfg)
+	h.clients = append(h.clients, c)
 	h.mu.Unlock()
 
 	fail := func(err error) (pb.CodecClient, string, error) {
-		client.Kill()
-		return nil, "", fmt.Errorf("plugin %s: %w", p.path, err)
+		c.kill()
+		if exe != nil {
+			exe.exited() // if the runner never ran
+		}
+		return nil, "", err
 	}
-	proto, err := client.Client()
+	proto, err := c.Client.Client()
 	if err != nil {
 		return fail(err)
 	}
@@ -192,35 +392,31 @@ func (p *process) start() (pb.CodecClient, string, error) {
 	defer cancel()
 	desc, err := cc.Describe(ctx, &pb.DescribeRequest{})
 	if err != nil {
-		return fail(err)
+		return fail(p.callError(ctx, startTimeout, err))
 	}
 	if desc.GetName() != p.name {
-		return fail(fmt.Errorf("serves codec %q, but its file name says %q", desc.GetName(), p.name))
+		return fail(fmt.Errorf("serves codec %s, but its file name says %q", cleanText(strconv.Quote(desc.GetName()), 80), p.name))
+	}
+	if !validSuffix(desc.GetSuffix()) {
+		return fail(fmt.Errorf("suggests the suffix %s, which cannot end a file name", cleanText(strconv.Quote(desc.GetSuffix()), 80)))
 	}
 	return cc, desc.GetSuffix(), nil
 }
 
-// checkSum checks that the file at path has the SHA-256 sum want.
-func checkSum(path string, want []byte) error {
-	f, err := os.Open(path)
-	if err != nil {
+// wrap names the plugin in an error of its process or connection.
+func (p *process) wrap(err error) error {
+	var pe *pluginError
+	if err == nil || err == io.EOF || errors.As(err, &pe) {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return err
-	}
-	if got := h.Sum(nil); !bytes.Equal(got, want) {
-		return fmt.Errorf("checksum mismatch: the file's SHA-256 is %x, the pin says %x", got, want)
-	}
-	return nil
+	return &pluginError{p.path, err}
 }
 
-// wrap names the plugin in an error of its connection.
-func (p *process) wrap(err error) error {
-	if err == nil || err == io.EOF {
-		return err
+// callError is wrap for the error of a call with context ctx, whose time
+// limit is limit: a timeout error if the call ran out of time.
+func (p *process) callError(ctx context.Context, limit time.Duration, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &pluginError{p.path, timeoutError{limit}}
 	}
-	return fmt.Errorf("plugin %s: %w", p.path, err)
+	return p.wrap(err)
 }

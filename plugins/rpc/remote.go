@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/plugins/rpc/internal/pb"
@@ -31,12 +33,14 @@ func (c *remoteCodec) WithOptions(opts core.Options) (core.Codec, error) {
 	if err != nil {
 		return nil, err
 	}
-	reply, err := cc.Check(context.Background(), &pb.CheckRequest{Options: wireOptions(opts)})
+	ctx, cancel := c.proc.host.callContext()
+	defer cancel()
+	reply, err := cc.Check(ctx, &pb.CheckRequest{Options: wireOptions(opts)})
 	if err != nil {
-		return nil, c.proc.wrap(err)
+		return nil, c.proc.callError(ctx, c.proc.host.timeout, err)
 	}
 	if e := reply.GetError(); e != nil {
-		return nil, fromWire(e, c.proc.path)
+		return nil, c.fromWire(e, opts, -1)
 	}
 	return &remoteCodec{name: c.name, opts: opts, proc: c.proc}, nil
 }
@@ -56,105 +60,212 @@ func (c *remoteCodec) NewDecodeReader(r io.Reader) io.Reader { return c.pull(r, 
 func (c *remoteCodec) NewEncodeWriter(w io.Writer) io.WriteCloser { return c.push(w, false) }
 func (c *remoteCodec) NewDecodeWriter(w io.Writer) io.WriteCloser { return c.push(w, true) }
 
+// Why the host ends a stream call early (besides a timeout and a source's
+// error).
+var (
+	errClosed    = errors.New("rpc: stream closed")
+	errAbandoned = errors.New("rpc: stream abandoned")
+	errEnded     = errors.New("rpc: stream ended")
+)
+
+// sourceError is the error of a pull stream's source, which ends the call.
+type sourceError struct{ err error }
+
+func (e sourceError) Error() string { return e.err.Error() }
+
+// stream is one Stream call on a plugin, watched for stalls.
+type stream struct {
+	codec      *remoteCodec
+	st         pb.Codec_StreamClient
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+	dog        *watchdog
+	sent       atomic.Int64 // input bytes sent, or being sent, to the plugin
+	closedSend atomic.Bool  // the host has told the plugin the input is complete
+}
+
 // open starts a stream call on the plugin.
-func (c *remoteCodec) open(decode bool) (pb.Codec_StreamClient, context.CancelFunc, error) {
+func (c *remoteCodec) open(decode bool) (*stream, error) {
 	cc, err := c.proc.codec()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	s := &stream{codec: c, ctx: ctx, cancel: cancel}
+	limit := c.proc.host.timeout
+	s.dog = newWatchdog(limit, 0, func() { cancel(timeoutError{limit}) })
 	st, err := cc.Stream(ctx)
 	if err == nil {
 		err = st.Send(&pb.Frame{Kind: &pb.Frame_Start{Start: &pb.Start{Decode: decode, Options: wireOptions(c.opts)}}})
 	}
 	if err != nil {
-		cancel()
-		return nil, nil, c.proc.wrap(err)
+		err = s.callError(err)
+		s.end(errEnded)
+		return nil, err
 	}
-	return st, cancel, nil
+	s.st = st
+	return s, nil
+}
+
+// end ends the call and its watch.
+func (s *stream) end(cause error) {
+	s.dog.stop()
+	s.cancel(cause)
+}
+
+// callError turns an error of the call into the error to report: what ended
+// the call, if the host did, or else the error naming the plugin.
+func (s *stream) callError(err error) error {
+	var se sourceError
+	switch cause := context.Cause(s.ctx); {
+	case cause == nil:
+	case errors.As(cause, &se):
+		return se.err
+	case errors.As(cause, new(timeoutError)):
+		return &pluginError{s.codec.proc.path, cause}
+	case cause != context.Canceled:
+		return cause
+	}
+	return s.codec.proc.wrap(err)
+}
+
+// frame interprets a frame from the plugin: its data, or the error that
+// ends the stream.
+func (s *stream) frame(f *pb.Frame) ([]byte, error) {
+	switch k := f.GetKind().(type) {
+	case *pb.Frame_Data:
+		if len(k.Data) > 0 {
+			s.dog.progress()
+		}
+		return k.Data, nil
+	case *pb.Frame_Error:
+		return nil, s.codec.fromWire(k.Error, s.codec.opts, s.sent.Load())
+	}
+	return nil, &pluginError{s.codec.proc.path, errors.New("sent a frame that is neither data nor an error")}
+}
+
+// eof checks the end of the plugin's output: the plugin may end only once
+// the host has ended the input.
+func (s *stream) eof() error {
+	if !s.closedSend.Load() {
+		return &pluginError{s.codec.proc.path, errors.New("ended the stream before the end of its input")}
+	}
+	return io.EOF
+}
+
+// send sends a data frame.
+func (s *stream) send(data []byte) error {
+	s.sent.Add(int64(len(data)))
+	if err := s.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: data}}); err != nil {
+		return err
+	}
+	s.dog.progress()
+	return nil
+}
+
+// closeSend tells the plugin the input is complete.
+func (s *stream) closeSend() {
+	s.closedSend.Store(true)
+	s.st.CloseSend()
 }
 
 // pull returns a reader of r's bytes run through the plugin. A goroutine
 // feeds r to the plugin while Read takes what comes back; Close ends the call
-// early (the reader is an io.ReadCloser for that).
+// early (the reader is an io.ReadCloser for that), and so does dropping the
+// reader.
 func (c *remoteCodec) pull(r io.Reader, decode bool) io.ReadCloser {
-	st, cancel, err := c.open(decode)
+	s, err := c.open(decode)
 	if err != nil {
 		return &pullStream{err: err}
 	}
-	p := &pullStream{st: st, cancel: cancel, proc: c.proc}
+	p := &pullStream{stream: s}
+	p.dog.enter() // the caller, until it calls Read
 	go p.feed(r)
-	return p
+	h := &pullHandle{p}
+	runtime.AddCleanup(h, (*pullStream).abandon, p)
+	return h
+}
+
+// pullHandle is what the caller of pull holds: when it is dropped, the call
+// ends, and the goroutine feeding it with it (once its source returns).
+type pullHandle struct{ p *pullStream }
+
+func (h *pullHandle) Read(b []byte) (int, error) {
+	n, err := h.p.Read(b)
+	runtime.KeepAlive(h)
+	return n, err
+}
+
+func (h *pullHandle) Close() error {
+	err := h.p.Close()
+	runtime.KeepAlive(h)
+	return err
 }
 
 // pullStream reads a plugin's output while a goroutine feeds it input.
 type pullStream struct {
-	st      pb.Codec_StreamClient
-	cancel  context.CancelFunc
-	proc    *process
+	*stream
 	pending []byte
 	err     error
-
-	mu     sync.Mutex
-	srcErr error // the source's error, set before the call is cancelled
 }
 
 func (p *pullStream) feed(r io.Reader) {
 	buf := make([]byte, frameSize)
 	for {
+		p.dog.enter()
 		n, err := r.Read(buf)
-		if n > 0 {
-			if p.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: buf[:n]}}) != nil {
-				return // the call ended; Recv tells why
-			}
+		p.dog.leave()
+		if n > 0 && p.send(buf[:n]) != nil {
+			return // the call ended; Recv tells why
 		}
 		if err == io.EOF {
-			p.st.CloseSend()
+			p.closeSend()
 			return
 		}
 		if err != nil {
-			p.mu.Lock()
-			p.srcErr = err
-			p.mu.Unlock()
-			p.cancel()
+			p.cancel(sourceError{err})
 			return
 		}
 	}
 }
 
 func (p *pullStream) Read(b []byte) (int, error) {
-	for len(p.pending) == 0 {
-		if p.err != nil {
-			return 0, p.err
-		}
-		f, err := p.st.Recv()
-		switch {
-		case err == nil && f.GetError() != nil:
-			p.fail(fromWire(f.GetError(), p.proc.path))
-		case err == nil:
-			p.pending = f.GetData()
-		case err == io.EOF:
-			p.fail(io.EOF)
-		default:
-			p.mu.Lock()
-			srcErr := p.srcErr
-			p.mu.Unlock()
-			if srcErr == nil {
-				srcErr = p.proc.wrap(err)
-			}
-			p.fail(srcErr)
-		}
+	if len(p.pending) == 0 && p.err == nil {
+		p.dog.leave() // the caller waits on the plugin
+		p.receive()
+		p.dog.enter()
+	}
+	if len(p.pending) == 0 {
+		return 0, p.err
 	}
 	n := copy(b, p.pending)
 	p.pending = p.pending[n:]
 	return n, nil
 }
 
+// receive receives frames until one has data or the stream ends.
+func (p *pullStream) receive() {
+	for len(p.pending) == 0 && p.err == nil {
+		f, err := p.st.Recv()
+		switch {
+		case err == io.EOF:
+			p.fail(p.eof())
+		case err != nil:
+			p.fail(p.callError(err))
+		default:
+			p.pending, err = p.frame(f)
+			if err != nil {
+				p.fail(err)
+			}
+		}
+	}
+}
+
 // fail ends the stream with err, which Read returns from then on.
 func (p *pullStream) fail(err error) {
 	p.err = err
-	if p.cancel != nil {
-		p.cancel()
+	if p.stream != nil {
+		p.end(errEnded)
 	}
 }
 
@@ -162,22 +273,30 @@ func (p *pullStream) fail(err error) {
 // the source returns.
 func (p *pullStream) Close() error {
 	if p.err == nil {
+		p.pending = nil
 		p.fail(errors.New("rpc: read from a closed stream"))
 	}
 	return nil
 }
 
+// abandon ends the call of a stream its caller dropped.
+func (p *pullStream) abandon() { p.end(errAbandoned) }
+
 // push returns a writer that sends what is written to the plugin, while a
-// goroutine writes what comes back into w.
+// goroutine writes what comes back into w. Dropping the writer without
+// closing it ends the call.
 func (c *remoteCodec) push(w io.Writer, decode bool) io.WriteCloser {
-	st, cancel, err := c.open(decode)
+	s, err := c.open(decode)
 	if err != nil {
 		return &pushStream{err: err, done: closed()}
 	}
-	p := &pushStream{st: st, cancel: cancel, proc: c.proc, done: make(chan struct{})}
-	p.frames.send = p.send
+	p := &pushStream{stream: s, done: make(chan struct{})}
+	p.dog.enter() // the caller, until it calls Write or Close
+	p.frames.send = p.sendFrame
 	go p.drain(w)
-	return p
+	h := &pushHandle{p}
+	runtime.AddCleanup(h, (*pushStream).abandon, p)
+	return h
 }
 
 func closed() chan struct{} {
@@ -186,11 +305,25 @@ func closed() chan struct{} {
 	return c
 }
 
+// pushHandle is what the caller of push holds: when it is dropped, the call
+// ends, and with it the goroutine draining it.
+type pushHandle struct{ p *pushStream }
+
+func (h *pushHandle) Write(b []byte) (int, error) {
+	n, err := h.p.Write(b)
+	runtime.KeepAlive(h)
+	return n, err
+}
+
+func (h *pushHandle) Close() error {
+	err := h.p.Close()
+	runtime.KeepAlive(h)
+	return err
+}
+
 // pushStream sends writes to a plugin while a goroutine drains its output.
 type pushStream struct {
-	st     pb.Codec_StreamClient
-	cancel context.CancelFunc
-	proc   *process
+	*stream
 	done   chan struct{} // closed when drain returns, after setting err
 	frames frameWriter   // gathers writes into frames
 	once   sync.Once
@@ -201,22 +334,27 @@ func (p *pushStream) drain(w io.Writer) {
 	defer close(p.done)
 	for {
 		f, err := p.st.Recv()
+		var data []byte
 		switch {
 		case err == io.EOF:
-			return
+			err = p.eof()
 		case err != nil:
-			p.err = p.proc.wrap(err)
-		case f.GetError() != nil:
-			p.err = fromWire(f.GetError(), p.proc.path)
+			err = p.callError(err)
 		default:
-			if _, werr := w.Write(f.GetData()); werr == nil {
-				continue
-			} else {
-				p.err = werr
-			}
+			data, err = p.frame(f)
 		}
-		p.cancel()
-		return
+		if err == nil && len(data) > 0 {
+			p.dog.enter()
+			_, err = w.Write(data)
+			p.dog.leave()
+		}
+		if err != nil {
+			if err != io.EOF {
+				p.err = err
+			}
+			p.end(errEnded)
+			return
+		}
 	}
 }
 
@@ -228,12 +366,14 @@ func (p *pushStream) Write(b []byte) (int, error) {
 		return 0, p.result()
 	default:
 	}
+	p.dog.leave() // the caller waits on the plugin
+	defer p.dog.enter()
 	return p.frames.Write(b)
 }
 
-// send sends one frame; once the call has ended, it returns its outcome.
-func (p *pushStream) send(f *pb.Frame) error {
-	if err := p.st.Send(f); err != nil {
+// sendFrame sends one frame; once the call has ended, it returns its outcome.
+func (p *pushStream) sendFrame(f *pb.Frame) error {
+	if err := p.send(f.GetData()); err != nil {
 		<-p.done
 		return p.result()
 	}
@@ -253,13 +393,20 @@ func (p *pushStream) result() error {
 // underlying writer.
 func (p *pushStream) Close() error {
 	p.once.Do(func() {
-		if p.st != nil && p.frames.flush() == nil {
-			p.st.CloseSend()
+		if p.stream == nil {
+			return
+		}
+		p.dog.leave() // the caller waits on the plugin from now on
+		if p.frames.flush() == nil {
+			p.closeSend()
 		}
 	})
 	<-p.done
-	if p.cancel != nil {
-		p.cancel()
+	if p.stream != nil {
+		p.end(errClosed)
 	}
 	return p.err
 }
+
+// abandon ends the call of a stream its caller dropped.
+func (p *pushStream) abandon() { p.end(errAbandoned) }

@@ -23,6 +23,10 @@ import (
 var pluginDir string
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		helperHost(mode) // a host for a test to crash: see helperHost
+		return
+	}
 	dir, err := os.MkdirTemp("", "b14fs-plugins")
 	if err != nil {
 		panic(err)
@@ -39,14 +43,14 @@ func TestMain(m *testing.M) {
 }
 
 // buildTestPlugin builds internal/testplugin into dir as the plugins hex,
-// xor, crash and liar.
+// xor, crash and liar, and the hostile ones (hostilePlugins).
 func buildTestPlugin(dir string) error {
 	bin := filepath.Join(dir, rpc.PluginPrefix+"hex")
 	out, err := exec.Command("go", "build", "-o", bin, "./internal/testplugin").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("building the test plugin: %v\n%s", err, out)
 	}
-	for _, name := range []string{"xor", "crash", "liar"} {
+	for _, name := range append([]string{"xor", "crash", "liar"}, hostilePlugins...) {
 		if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
 			return err
 		}
@@ -82,7 +86,9 @@ func TestDiscover(t *testing.T) {
 	for _, e := range reg.List() {
 		got = append(got, e.Codec.Name()+"="+filepath.Base(e.Origin))
 	}
-	want := "crash=b14fs-plugin-crash hex=b14fs-plugin-hex liar=b14fs-plugin-liar xor=b14fs-plugin-xor"
+	want := "badaddr=b14fs-plugin-badaddr badsuffix=b14fs-plugin-badsuffix crash=b14fs-plugin-crash " +
+		"forger=b14fs-plugin-forger freeze=b14fs-plugin-freeze hex=b14fs-plugin-hex liar=b14fs-plugin-liar spawner=b14fs-plugin-spawner " +
+		"stall=b14fs-plugin-stall xor=b14fs-plugin-xor"
 	if strings.Join(got, " ") != want {
 		t.Errorf("registered %v, want %s (the non-executable file skipped)", got, want)
 	}

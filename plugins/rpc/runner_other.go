@@ -1,9 +1,18 @@
-//go:build !linux
+//go:build !unix
 
 package rpc
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
-// dieWithParent does nothing outside Linux: a plugin of a host that died
-// without calling Host.Close ends when it next finds the connection gone.
-func dieWithParent(*exec.Cmd) {}
+// ownProcessGroup does nothing here: a plugin of a host that died without
+// calling Host.Close ends when it next finds the connection gone.
+func ownProcessGroup(*exec.Cmd) {}
+
+// waitExited cannot wait without reaping here.
+func waitExited(int) bool { return false }
+
+// killGroup kills p.
+func killGroup(p *os.Process) { p.Kill() }

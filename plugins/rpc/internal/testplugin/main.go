@@ -4,18 +4,44 @@
 // own process on the first data it sees; liar, which serves hex under the
 // name "hex", which a host must refuse; and for any other NAME, hex named
 // NAME.
+//
+// Some names make hostile plugins, which a host must survive:
+//
+//   - forger: a stream's first write fails with a data error that names
+//     another codec, a negative offset (or the one of option offset=N) and
+//     a message of terminal escapes and newlines; it also logs lines of
+//     escapes, a line that is not hclog's JSON though it looks it, and a line
+//     of 100000 bytes; any option but offset is refused with an option error
+//     about an option it was not given, naming another codec;
+//   - stall: a stream's first write never returns;
+//   - freeze: a stream's first write stops the process (SIGSTOP), which
+//     then answers nothing, not even a request to stop;
+//   - spawner: starts "sleep 1000", which holds its standard error, and
+//     writes the child's process id to $B14FS_TEST_PIDFILE;
+//   - badsuffix: suggests the suffix "/../../x";
+//   - badaddr: announces a TCP address instead of its socket.
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/testcodec"
 	"github.com/b14fs/b14fs/plugins/rpc"
 )
+
+// stderr is the plugin's standard error, its log: rpc.Serve sets os.Stderr
+// to a stream the host discards.
+var stderr = os.Stderr
 
 func main() {
 	name := strings.TrimPrefix(filepath.Base(os.Args[0]), rpc.PluginPrefix)
@@ -27,9 +53,99 @@ func main() {
 		c = crash{}
 	case "liar":
 		c = testcodec.Hex{}
+	case "forger":
+		c = forger{offset: -5}
+	case "stall":
+		c = stall{renamed{testcodec.Hex{}, name}}
+	case "freeze":
+		c = freeze{renamed{testcodec.Hex{}, name}}
+	case "spawner":
+		child := exec.Command("sleep", "1000")
+		child.Stderr = os.Stderr
+		if err := child.Start(); err != nil {
+			panic(err)
+		}
+		if err := os.WriteFile(os.Getenv("B14FS_TEST_PIDFILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o644); err != nil {
+			panic(err)
+		}
+	case "badsuffix":
+		c = badSuffix{renamed{testcodec.Hex{}, name}}
+	case "badaddr":
+		fmt.Println("1|1|tcp|127.0.0.1:9|grpc")
+		time.Sleep(time.Minute)
+		return
 	}
 	rpc.Serve(c)
 }
+
+// forger forges its errors and logs.
+type forger struct {
+	testcodec.Hex
+	offset int64
+}
+
+func (forger) Name() string { return "forger" }
+
+func (f forger) WithOptions(opts core.Options) (core.Codec, error) {
+	for _, o := range opts {
+		if o.Key != "offset" {
+			return nil, &core.OptionError{Codec: "base16384", Key: "zz\x1b[2J", Err: core.ErrUnknownOption}
+		}
+		n, err := strconv.ParseInt(o.Value, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		f.offset = n
+	}
+	return f, nil
+}
+
+func (f forger) NewEncodeWriter(io.Writer) io.WriteCloser { return f.writer() }
+func (f forger) NewDecodeWriter(io.Writer) io.WriteCloser { return f.writer() }
+
+func (f forger) writer() io.WriteCloser {
+	stderr.WriteString("[WARN] raw \x1b[31mred\x1b[0m\n")
+	stderr.WriteString(`{"@level":"warn","@message":"json \u001b[2Jclear\nFAKE: line","k\u001b":"v\u001b[0m"}` + "\n")
+	stderr.WriteString(`{"@level":"warn","@message":5}` + "\n")
+	stderr.WriteString("[WARN] " + strings.Repeat("A", 100000) + "\n")
+	return failer{&core.DataError{Codec: "base16384", Offset: f.offset, Err: errors.New("\x1b[31m\nFAKE")}}
+}
+
+type failer struct{ err error }
+
+func (f failer) Write([]byte) (int, error) { return 0, f.err }
+func (f failer) Close() error              { return f.err }
+
+// stall never returns from a write.
+type stall struct{ renamed }
+
+func (stall) NewEncodeWriter(io.Writer) io.WriteCloser { return staller{} }
+func (stall) NewDecodeWriter(io.Writer) io.WriteCloser { return staller{} }
+
+type staller struct{}
+
+func (staller) Write([]byte) (int, error) { select {} }
+func (staller) Close() error              { return nil }
+
+// freeze stops its process on a stream's first write.
+type freeze struct{ renamed }
+
+func (freeze) NewEncodeWriter(io.Writer) io.WriteCloser { return freezer{} }
+func (freeze) NewDecodeWriter(io.Writer) io.WriteCloser { return freezer{} }
+
+type freezer struct{}
+
+func (freezer) Write([]byte) (int, error) {
+	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+	select {} // the stop may take a moment to reach every thread
+
+}
+func (freezer) Close() error { return nil }
+
+// badSuffix suggests a suffix that would escape a directory.
+type badSuffix struct{ renamed }
+
+func (badSuffix) Suffix() string { return "/../../x" }
 
 // renamed is hex under another name.
 type renamed struct {

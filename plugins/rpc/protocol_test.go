@@ -1,0 +1,163 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/plugins/rpc/internal/pb"
+)
+
+// fakePlugin serves Stream with a function, in process: it breaks the
+// protocol in ways no plugin built on Serve can.
+type fakePlugin struct {
+	pb.UnimplementedCodecServer
+	stream func(pb.Codec_StreamServer) error
+}
+
+func (f *fakePlugin) Stream(st pb.Codec_StreamServer) error { return f.stream(st) }
+
+// fakeCodec returns a codec served by stream, with a time limit.
+func fakeCodec(t *testing.T, limit time.Duration, stream func(pb.Codec_StreamServer) error) core.Codec {
+	lis := bufconn.Listen(1 << 20)
+	srv := grpc.NewServer()
+	pb.RegisterCodecServer(srv, &fakePlugin{stream: stream})
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient("passthrough:///fake",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	h := &Host{logger: hclog.NewNullLogger(), timeout: limit}
+	p := &process{host: h, path: "/fake/b14fs-plugin-fake", name: "fake"}
+	p.once.Do(func() { p.client = pb.NewCodecClient(conn) })
+	return &remoteCodec{name: "fake", proc: p}
+}
+
+// readInput reads the start frame and the input to its end.
+func readInput(st pb.Codec_StreamServer) error {
+	for {
+		if _, err := st.Recv(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+func TestProtocolViolations(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stream func(pb.Codec_StreamServer) error
+		want   string
+	}{
+		{"start frame", func(st pb.Codec_StreamServer) error {
+			readInput(st)
+			return st.Send(&pb.Frame{Kind: &pb.Frame_Start{Start: &pb.Start{}}})
+		}, "sent a frame that is neither data nor an error"},
+		{"empty frames", func(st pb.Codec_StreamServer) error {
+			readInput(st)
+			for st.Context().Err() == nil {
+				st.Send(&pb.Frame{Kind: &pb.Frame_Data{}})
+			}
+			return nil
+		}, "timed out"},
+		{"unknown error kind", func(st pb.Codec_StreamServer) error {
+			readInput(st)
+			return st.Send(&pb.Frame{Kind: &pb.Frame_Error{Error: &pb.Error{Kind: pb.Error_Kind(99), Message: "odd\x1b"}}})
+		}, `plugin /fake/b14fs-plugin-fake: "odd\x1b"`},
+		{"gRPC error", func(st pb.Codec_StreamServer) error {
+			readInput(st)
+			return errors.New("\x1b]0;title\x07")
+		}, `\x1b]0;title\a`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			codec := fakeCodec(t, 200*time.Millisecond, c.stream)
+			for _, run := range []func() error{
+				func() error {
+					_, err := io.ReadAll(codec.NewEncodeReader(strings.NewReader(strings.Repeat("x", 100000))))
+					return err
+				},
+				func() error {
+					w := codec.NewEncodeWriter(io.Discard)
+					w.Write([]byte(strings.Repeat("x", 100000)))
+					return w.Close()
+				},
+			} {
+				done := make(chan error, 1)
+				go func() { done <- run() }()
+				select {
+				case err := <-done:
+					if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "\x1b\x07\n") {
+						t.Errorf("got %v, want an error with %s", err, c.want)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("still running after 10s")
+				}
+			}
+		})
+	}
+}
+
+// TestEarlyEnd checks that a plugin may not end a stream, as if done,
+// before the host has sent all the input.
+func TestEarlyEnd(t *testing.T) {
+	codec := fakeCodec(t, 0, func(st pb.Codec_StreamServer) error {
+		st.Recv() // the start frame only
+		return nil
+	})
+	const want = "plugin /fake/b14fs-plugin-fake: ended the stream before the end of its input"
+	block := make(chan struct{})
+	defer close(block)
+	src := io.MultiReader(strings.NewReader("abc"), blockingReader(block))
+	if _, err := io.ReadAll(codec.NewEncodeReader(src)); err == nil || err.Error() != want {
+		t.Errorf("pull: %v, want %s", err, want)
+	}
+	w := codec.NewEncodeWriter(io.Discard)
+	time.Sleep(200 * time.Millisecond) // the end reaches the host
+	w.Write([]byte("abc"))
+	if err := w.Close(); err == nil || err.Error() != want {
+		t.Errorf("push: %v, want %s", err, want)
+	}
+}
+
+// blockingReader blocks until its channel closes.
+type blockingReader chan struct{}
+
+func (b blockingReader) Read([]byte) (int, error) {
+	<-b
+	return 0, io.EOF
+}
+
+// TestCheckDeadline checks that a plugin that does not answer a call fails
+// it in time.
+func TestCheckDeadline(t *testing.T) {
+	codec := fakeCodec(t, 200*time.Millisecond, nil)
+	codec.(*remoteCodec).proc.client = pb.NewCodecClient(hangingConn{})
+	_, err := codec.(core.Configurable).WithOptions(core.Options{{Key: "k", Value: "v"}})
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("a call left unanswered: %v, want a timeout", err)
+	}
+}
+
+// hangingConn answers no call until its context ends.
+type hangingConn struct{ grpc.ClientConnInterface }
+
+func (hangingConn) Invoke(ctx context.Context, _ string, _, _ any, _ ...grpc.CallOption) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
