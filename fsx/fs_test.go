@@ -422,9 +422,9 @@ func TestBadMapping(t *testing.T) {
 func TestReaddirKeepsGoodEntries(t *testing.T) {
 	base := afero.NewMemMapFs()
 	fsys := newFs(t, base, base16384.NewCodec())
-	mustWrite(t, fsys, "a", []byte("first"))
-	mustWrite(t, base, "b.b14", []byte("not base16384"))
-	mustWrite(t, fsys, "c", []byte("third"))
+	mustWrite(t, fsys, "/a", []byte("first"))
+	mustWrite(t, base, "/b.b14", []byte("not base16384"))
+	mustWrite(t, fsys, "/c", []byte("third"))
 	d, err := fsys.Open("/")
 	if err != nil {
 		t.Fatal(err)

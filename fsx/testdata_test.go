@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 

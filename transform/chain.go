@@ -64,8 +64,8 @@ func (c *chain) Name() string { return c.name }
 func (c *chain) NewEncodeReader(r io.Reader) io.ReadCloser {
 	rs := make(readers, len(c.stages))
 	for i, s := range c.stages {
-		rs[len(rs)-1-i] = s.NewEncodeReader(r)
-		r = rs[len(rs)-1-i]
+		rs[i] = s.NewEncodeReader(r)
+		r = rs[i]
 	}
 	return rs
 }

@@ -50,9 +50,13 @@ func runWithPlugins(args []string, reg *core.Registry) int {
 	}
 	host, err := rpc.Discover(reg, os.Getenv(envPluginPath), rpc.WithPins(pins))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", err)
+		fmt.Fprintf(os.Stderr, "b14fs: plugins: %v\n", err)
+		return exitUsage
 	}
 	defer host.Close()
+	for _, w := range host.Warnings() {
+		fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", w)
+	}
 	return run(args, os.Stdin, os.Stdout, os.Stderr, reg)
 }
 

@@ -40,7 +40,7 @@ MOUNTPOINT is unmounted (fusermount3 -u).`,
 			switch {
 			case ext != "":
 				stored, shown, ok := strings.Cut(ext, "=")
-				if !ok || !strings.HasPrefix(stored, ".") || !strings.HasPrefix(shown, ".") {
+				if !ok {
 					return usageError{fmt.Errorf("--ext %q: want .STORED=.SHOWN", ext)}
 				}
 				opts = append(opts, fsx.WithExtension(stored, shown))
@@ -50,7 +50,10 @@ MOUNTPOINT is unmounted (fusermount3 -u).`,
 			if showAll {
 				opts = append(opts, fsx.ShowUnmapped())
 			}
-			fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), a[0]), codec, opts...)
+			fsys, err := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), a[0]), codec, opts...)
+			if err != nil {
+				return usageError{err}
+			}
 			return serveMount(std, a[0], a[1], fsys, writable)
 		},
 	}

@@ -65,12 +65,12 @@ func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 }
 
 // NewEncodeReader returns a reader of the bencoding of the JSON r holds.
-func (c *Codec) NewEncodeReader(r io.Reader) io.Reader {
+func (c *Codec) NewEncodeReader(r io.Reader) io.ReadCloser {
 	return &pullReader{r: r, t: newToBencode(c.opts)}
 }
 
 // NewDecodeReader returns a reader of the JSON form of the bencode r holds.
-func (c *Codec) NewDecodeReader(r io.Reader) io.Reader {
+func (c *Codec) NewDecodeReader(r io.Reader) io.ReadCloser {
 	return &pullReader{r: r, t: newToJSON(c.opts)}
 }
 

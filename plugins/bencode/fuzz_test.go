@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/b14fs/b14fs/internal/shareddata"
 )
 
 // fuzzSeeds adds small hand-made inputs and, when the shared corpus is
