@@ -22,6 +22,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
 	"github.com/spf13/afero"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/atomicfile"
@@ -325,6 +327,7 @@ type process struct {
 	client pb.CodecClient
 	suffix string
 	err    error
+	run    atomic.Pointer[client] // the go-plugin client, once started
 }
 
 // codec returns the gRPC client of the running plugin, starting it first.
@@ -365,6 +368,7 @@ func (p *process) start() (pb.CodecClient, string, error) {
 		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: dir},
 	}
 	c := &client{}
+	p.run.Store(c)
 	cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
 		r := newRunner(h.logger.Named(p.name), cmd, p.path, exe, socketDir)
 		c.runner.Store(r)
@@ -413,13 +417,46 @@ func (p *process) start() (pb.CodecClient, string, error) {
 	return cc, desc.GetSuffix(), nil
 }
 
-// wrap names the plugin in an error of its process or connection.
+// wrap names the plugin in an error of its process or connection. When the
+// connection is gone because the process ended, the error says how it
+// ended (its exit status or signal) instead.
 func (p *process) wrap(err error) error {
 	var pe *pluginError
 	if err == nil || err == io.EOF || errors.As(err, &pe) {
 		return err
 	}
+	if status.Code(err) == codes.Unavailable {
+		if exit := p.exit(exitWait); exit != nil {
+			err = exit
+		}
+	}
 	return &pluginError{p.path, err}
+}
+
+// exitWait is how long an error of a lost connection waits for the plugin's
+// process to be seen ending, to report how it ended.
+const exitWait = time.Second
+
+// exit returns how the plugin's process ended, waiting at most wait for it
+// to end, or nil when it is still running.
+func (p *process) exit(wait time.Duration) error {
+	c := p.run.Load()
+	if c == nil {
+		return nil
+	}
+	r := c.runner.Load()
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.done:
+	case <-time.After(wait):
+		return nil
+	}
+	if r.err == nil {
+		return errExited
+	}
+	return fmt.Errorf("%w: %v", errExited, r.err)
 }
 
 // callError is wrap for the error of a call with context ctx, whose time

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -182,17 +183,21 @@ type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
+// TestCrash checks that a plugin that exits mid-stream gives an error
+// naming its path and its exit status, not the lost connection's.
 func TestCrash(t *testing.T) {
 	crash := lookup(t, discover(t), "crash")
-	_, err := io.ReadAll(crash.NewEncodeReader(strings.NewReader("boom")))
-	if err == nil || !strings.Contains(err.Error(), "b14fs-plugin-crash") {
-		t.Errorf("pull through a crashing plugin: %v, want an error naming it", err)
+	check := func(form string, err error) {
+		t.Helper()
+		if err == nil || !regexp.MustCompile(`^plugin /.*/b14fs-plugin-crash: exited: exit status 3$`).MatchString(err.Error()) {
+			t.Errorf("%s through a crashing plugin: %v, want its path and exit status", form, err)
+		}
 	}
+	_, err := io.ReadAll(crash.NewEncodeReader(strings.NewReader("boom")))
+	check("pull", err)
 	w := crash.NewEncodeWriter(io.Discard)
 	w.Write([]byte("boom"))
-	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "b14fs-plugin-crash") {
-		t.Errorf("push through a crashing plugin: %v, want an error naming it", err)
-	}
+	check("push", w.Close())
 }
 
 func TestWrongName(t *testing.T) {
