@@ -45,6 +45,7 @@ Encoding runs the stages left to right, decoding right to left.`,
 		newCodecsCommand(reg, std),
 		newMountCommand(reg, std),
 	)
+	root.AddCommand(newTorrentCommand(reg, std))
 	return root
 }
 

@@ -33,6 +33,11 @@ func rank(pkg string) (layer int, unit string) {
 		return 3, "transform"
 	case "builtin":
 		return 3, "builtin"
+	case "torrent":
+		// metainfo on top of the bencode codec: a user of a plugin, as
+		// transform is, not a codec; it reads data through io/fs, so it
+		// needs neither fsx nor transform, and only cmd uses it.
+		return 3, "torrent"
 	case "fsx":
 		return 4, "fsx"
 	case "cmd":
@@ -97,6 +102,14 @@ func TestCheck(t *testing.T) {
 		{"cmd/b14fs", "internal/mount", true},
 		{"internal/mount", "cmd/b14fs", false},
 		{"fsx", "internal/mount", false},
+		{"torrent", "plugins/bencode", true},
+		{"torrent", "core", true},
+		{"torrent", "transform", false},
+		{"torrent", "fsx", false},
+		{"torrent", "cmd/b14fs", false},
+		{"plugins/bencode", "torrent", false},
+		{"transform", "torrent", false},
+		{"cmd/b14fs", "torrent", true},
 	}
 	for _, tt := range tests {
 		pkg, imp := tt.pkg, tt.imp

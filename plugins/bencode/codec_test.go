@@ -43,7 +43,8 @@ func writerForm(name string, chunk int) form {
 			}
 			in = in[n:]
 		}
-		return out.Bytes(), w.Close()
+		err := w.Close() // (before out.Bytes: Close may write)
+		return out.Bytes(), err
 	}}
 }
 

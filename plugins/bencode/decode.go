@@ -113,6 +113,12 @@ func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 
 // decode unmarshals data, which starts at input offset base, into v.
 func (o DecodeOptions) decode(data []byte, base int64, v any) error {
+	return o.decodeIn(data, base, v, false)
+}
+
+// decodeIn is decode; own says that data is the caller's to give away, so
+// that with o.Copy the values share it rather than a copy.
+func (o DecodeOptions) decodeIn(data []byte, base int64, v any, own bool) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &InvalidUnmarshalError{reflect.TypeOf(v)}
@@ -120,6 +126,9 @@ func (o DecodeOptions) decode(data []byte, base int64, v any) error {
 	d := decodeStatePool.Get().(*decodeState)
 	defer d.release()
 	d.data, d.copy = data, o.Copy
+	if own {
+		d.owned = data
+	}
 	d.scan.init(o, false)
 	d.scan.setData(data, base, true)
 	d.scan.fixed = true
@@ -361,7 +370,7 @@ func decodeInt(d *decodeState, tok Token, v reflect.Value) error {
 }
 
 func decodeUint(d *decodeState, tok Token, v reflect.Value) error {
-	if tok.Kind != Integer {
+	if tok.Kind != Integer || len(tok.Value) > 20 { // (no uint64 has more digits)
 		return d.typeError(tok, v.Type())
 	}
 	n, err := strconv.ParseUint(string(tok.Value), 10, 64)
@@ -380,8 +389,12 @@ func decodeBool(d *decodeState, tok Token, v reflect.Value) error {
 	return nil
 }
 
+// maxFloatDigits bounds the integers decoded into a float: with no leading
+// zero, any with more digits overflows a float64.
+const maxFloatDigits = 310
+
 func decodeFloat(d *decodeState, tok Token, v reflect.Value) error {
-	if tok.Kind != Integer {
+	if tok.Kind != Integer || len(tok.Value) > maxFloatDigits+1 {
 		return d.typeError(tok, v.Type())
 	}
 	f, err := strconv.ParseFloat(string(tok.Value), v.Type().Bits())

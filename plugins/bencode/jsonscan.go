@@ -1,6 +1,7 @@
 package bencode
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"unicode/utf16"
@@ -21,6 +22,7 @@ type jsonScanner struct {
 
 	multi    bool // several top-level values
 	maxDepth int
+	long     int // strings and numbers cut off after more than this many bytes are errLong
 
 	stack  []byte // '[' or '{' for each open container
 	state  jsonState
@@ -50,6 +52,7 @@ func (s *jsonScanner) init(o DecodeOptions, multi bool) {
 	s.multi = multi
 	s.maxDepth = o.depth()
 	s.resumeAt = -1
+	s.long = maxInt
 }
 
 func (s *jsonScanner) setData(data []byte, base int64, atEOF bool) {
@@ -57,7 +60,12 @@ func (s *jsonScanner) setData(data []byte, base int64, atEOF bool) {
 }
 
 func (s *jsonScanner) fail(at int, format string, args ...any) error {
-	s.err = &SyntaxError{Offset: s.base + int64(at), msg: "JSON: " + fmt.Sprintf(format, args...)}
+	return s.failAt(s.base+int64(at), format, args...)
+}
+
+// failAt is fail at input offset off.
+func (s *jsonScanner) failAt(off int64, format string, args ...any) error {
+	s.err = &SyntaxError{Offset: off, msg: "JSON: " + fmt.Sprintf(format, args...)}
 	return s.err
 }
 
@@ -211,6 +219,10 @@ func (s *jsonScanner) number(start int) (Token, error) {
 		j++
 	}
 	if j == len(data) && !s.atEOF {
+		if j-digits > s.long {
+			s.off, s.resumeAt = j, -1
+			return Token{Kind: Integer, Offset: s.base + int64(start), Value: data[start:j]}, errLong
+		}
 		return s.short(start, j, false, "number")
 	}
 	switch {
@@ -241,7 +253,7 @@ func (s *jsonScanner) str(start int, kind Kind) (Token, error) {
 		switch c := data[j]; {
 		case c == '\\':
 			if j+1 == len(data) {
-				return s.short(start, j, escaped, "string")
+				return s.cut(start, j, escaped, kind)
 			}
 			escaped = true
 			j++
@@ -250,7 +262,7 @@ func (s *jsonScanner) str(start int, kind Kind) (Token, error) {
 		}
 	}
 	if j == len(data) {
-		return s.short(start, j, escaped, "string")
+		return s.cut(start, j, escaped, kind)
 	}
 	raw := data[start+1 : j]
 	if !utf8.Valid(raw) {
@@ -266,6 +278,135 @@ func (s *jsonScanner) str(start int, kind Kind) (Token, error) {
 	}
 	s.off = j + 1
 	return tok, nil
+}
+
+// cut reports a string, of the given kind, cut off at data[at] by the end of
+// the data: errLong when it has more than s.long bytes, consuming its
+// opening quote, so that the caller reads the rest in pieces (see
+// longString); otherwise as short does.
+func (s *jsonScanner) cut(start, at int, escaped bool, kind Kind) (Token, error) {
+	if !s.atEOF && at-start > s.long {
+		s.off, s.resumeAt = start+1, -1
+		return Token{Kind: kind, Offset: s.base + int64(start)}, errLong
+	}
+	return s.short(start, at, escaped, "string")
+}
+
+// A jsonLong is a long string or number being scanned in pieces.
+type jsonLong struct {
+	active bool
+	kind   Kind  // String, Key or Integer
+	start  int64 // the token's input offset
+	first  byte  // a number's first digit
+	digits int   // how many digits it has so far
+	neg    bool
+
+	// A string:
+	utf8   utf8State // its raw bytes, so far
+	badEsc int64     // input offset of its first invalid escape, or -1
+	head   [len(binaryPrefix)]byte
+	headN  int    // head holds its first headN decoded bytes
+	mode   byte   // 0 before headN reaches len(head), then 't' (text) or 'b' (base64)
+	b64    []byte // base64 text not decoded yet
+	b64bad bool
+	segOff int64 // where its bytes start in the spool
+}
+
+// longString scans the next piece of a long string, at most limit bytes from
+// data[s.off] on, and appends the bytes it stands for to dst. It reports the
+// same errors, at the same offsets, as str does with the whole string: at
+// once a control character and the end of the input inside the string;
+// once it has the whole string, invalid UTF-8 and invalid escapes (in that
+// order, as l.utf8 and l.badEsc, which the caller checks). done says the
+// closing quote is consumed; errShort that more data is needed; neither,
+// that more is there. Escapes that the piece may cut off wait, unconsumed,
+// for the next.
+func (s *jsonScanner) longString(l *jsonLong, dst []byte, limit int) ([]byte, bool, error) {
+	data := s.data
+	whole := len(data)-s.off <= limit
+	if !whole {
+		data = data[:s.off+limit]
+	}
+	j := s.off
+	final := false
+	for j < len(data) {
+		for j < len(data) && !jsonSpecial[data[j]] {
+			j++
+		}
+		if j == len(data) {
+			break
+		}
+		c := data[j]
+		if c == '"' {
+			final = true
+			break
+		}
+		if c == '\\' {
+			if j+1 == len(data) {
+				break
+			}
+			j += 2
+			continue
+		}
+		return dst, false, s.fail(j, "control character %q in string", c)
+	}
+	end, cut := j, j
+	if l.badEsc < 0 {
+		for p := s.off; p < end; {
+			i := bytes.IndexByte(data[p:end], '\\')
+			if i < 0 {
+				dst = append(dst, data[p:end]...)
+				break
+			}
+			dst = append(dst, data[p:p+i]...)
+			p += i
+			if !final && p+12 > end { // (a surrogate pair takes 12 bytes)
+				cut = p
+				break
+			}
+			var n int
+			if dst, n = unescapeOne(dst, data[p:end]); n == 0 {
+				l.badEsc = s.base + int64(p)
+				break
+			}
+			p += n
+		}
+	}
+	l.utf8.write(data[s.off:cut])
+	s.off = cut
+	switch {
+	case final:
+		s.off = end + 1
+		return dst, true, nil
+	case !whole:
+		return dst, false, nil
+	case s.atEOF:
+		return dst, false, s.fail(len(data), "unterminated string starting at byte %d", l.start)
+	}
+	return dst, false, errShort
+}
+
+// longNumber scans the next piece of a long number, from data[s.off], and
+// returns its digits; done says the number is complete and checked.
+func (s *jsonScanner) longNumber(l *jsonLong) (digits []byte, done bool, err error) {
+	data := s.data
+	j := s.off
+	for j < len(data) && '0' <= data[j] && data[j] <= '9' {
+		j++
+	}
+	digits, s.off = data[s.off:j], j
+	l.digits += len(digits)
+	switch {
+	case j == len(data) && !s.atEOF:
+		return digits, false, errShort
+	case l.first == '0' && l.digits > 1:
+		return digits, false, s.failAt(l.start, "leading zero in number")
+	case j < len(data) && (data[j] == '.' || data[j] == 'e' || data[j] == 'E'):
+		return digits, false, s.failAt(l.start, "numbers with a fraction or an exponent have no bencoded form")
+	case l.first == '0' && l.neg:
+		return digits, false, s.failAt(l.start, "-0 has no bencoded form")
+	}
+	return digits, true, nil
 }
 
 // jsonSpecial marks the bytes that end a run of plain bytes in a JSON
@@ -288,41 +429,48 @@ func unescape(dst, src []byte) ([]byte, int) {
 			i++
 			continue
 		}
-		switch e := src[i+1]; e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, n := hex4(src[i+2:]), 6
-			if utf16.IsSurrogate(r) {
-				r, n = -1, 12
-				if len(src) >= i+12 && src[i+6] == '\\' && src[i+7] == 'u' {
-					if pair := utf16.DecodeRune(hex4(src[i+2:]), hex4(src[i+8:])); pair != utf8.RuneError {
-						r = pair
-					}
-				}
-			}
-			if r < 0 {
-				return dst, i
-			}
-			dst = utf8.AppendRune(dst, r)
-			i += n
-			continue
-		default:
+		var n int
+		if dst, n = unescapeOne(dst, src[i:]); n == 0 {
 			return dst, i
 		}
-		i += 2
+		i += n
 	}
 	return dst, -1
+}
+
+// unescapeOne appends to dst the bytes of the escape src starts with, the
+// rest of src being the rest of the string's content, and returns its
+// length, or 0 if it is invalid.
+func unescapeOne(dst, src []byte) ([]byte, int) {
+	switch e := src[1]; e {
+	case '"', '\\', '/':
+		return append(dst, e), 2
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r, n := hex4(src[2:]), 6
+		if utf16.IsSurrogate(r) {
+			r, n = -1, 12
+			if len(src) >= 12 && src[6] == '\\' && src[7] == 'u' {
+				if pair := utf16.DecodeRune(hex4(src[2:]), hex4(src[8:])); pair != utf8.RuneError {
+					r = pair
+				}
+			}
+		}
+		if r < 0 {
+			return dst, 0
+		}
+		return utf8.AppendRune(dst, r), n
+	}
+	return dst, 0
 }
 
 // hex4 returns the value of the four hex digits b starts with, or -1.

@@ -2,6 +2,7 @@ package bencode
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,13 @@ func (e *SyntaxError) Error() string {
 // so far; the caller supplies more and scans again.
 var errShort = errors.New("bencode: short input")
 
+// errLong reports a string longer than Scanner.long, or an integer with more
+// digits than that cut off by the end of the data: the scanner has consumed
+// its header (a string's length and colon, an integer's 'i' and the digits
+// it has) and set the token's Kind and Offset (and longN, a string's
+// length), and the caller reads the rest in pieces (see toJSON).
+var errLong = errors.New("bencode: long token")
+
 // A Scanner splits bencoded input into tokens, checking the grammar, the key
 // order (unless lenient), and the depth limit as it goes. It does not use
 // reflection and allocates nothing but its stack of open containers.
@@ -71,6 +79,11 @@ type Scanner struct {
 	lenient  bool // accept unsorted and duplicate keys
 	multi    bool // accept several top-level values
 	maxDepth int
+	long     int // strings and cut integers longer than this are errLong
+	longN    int // the length of the string errLong reports
+
+	ks   *spill // if not nil, the keys, in place of keys (the codec, strict)
+	kbuf []byte // for comparing keys in ks's file
 
 	stack []frame
 	keys  []byte // copies of the last key of every open dictionary, unless fixed
@@ -101,6 +114,7 @@ func (s *Scanner) init(o DecodeOptions, multi bool) {
 	s.multi = multi
 	s.maxDepth = o.depth()
 	s.intAt = -1
+	s.long = maxInt
 }
 
 // setData gives s the unscanned input, whose first byte is at input offset
@@ -147,8 +161,19 @@ func unexpectedEOF(s *Scanner, err error) error {
 }
 
 func (s *Scanner) fail(at int, format string, args ...any) error {
-	s.err = &SyntaxError{Offset: s.base + int64(at), msg: fmt.Sprintf(format, args...)}
+	return s.failAt(s.base+int64(at), format, args...)
+}
+
+// failAt is fail at input offset off.
+func (s *Scanner) failAt(off int64, format string, args ...any) error {
+	s.err = &SyntaxError{Offset: off, msg: fmt.Sprintf(format, args...)}
 	return s.err
+}
+
+// pastEnd reports a string, at input offset start, whose n bytes run past
+// the end of the input, which holds left of them.
+func (s *Scanner) pastEnd(start int64, n, left int) error {
+	return s.failAt(start, "string of %d bytes runs past the end of input (%d bytes left)", n, left)
 }
 
 // read scans the next token into *tok.
@@ -207,6 +232,14 @@ func (s *Scanner) read(tok *Token) error {
 	return err
 }
 
+// top returns the innermost open container, or nil.
+func (s *Scanner) top() *frame {
+	if n := len(s.stack); n > 0 {
+		return &s.stack[n-1]
+	}
+	return nil
+}
+
 // valueDone records that a value inside top (nil at the top level) is complete.
 func (s *Scanner) valueDone(top *frame) {
 	if top == nil {
@@ -224,6 +257,9 @@ func (s *Scanner) open(tok *Token, start int, dict bool, top *frame) error {
 		top.wantKey = true
 	}
 	f := frame{dict: dict, wantKey: dict, keyOff: len(s.keys)}
+	if s.ks != nil {
+		f.keyOff = int(s.ks.n)
+	}
 	if n := len(s.stack); n < cap(s.stack) {
 		s.stack = s.stack[:n+1] // unlike append, stores no pointer
 		s.stack[n] = f
@@ -240,7 +276,11 @@ func (s *Scanner) open(tok *Token, start int, dict bool, top *frame) error {
 
 func (s *Scanner) end(tok *Token, start int, top *frame) error {
 	if top.dict && !s.fixed {
-		s.keys = s.keys[:top.keyOff]
+		if s.ks != nil {
+			s.ks.truncate(int64(top.keyOff))
+		} else {
+			s.keys = s.keys[:top.keyOff]
+		}
 	}
 	s.stack = s.stack[:len(s.stack)-1]
 	s.off = start + 1
@@ -256,12 +296,12 @@ func (s *Scanner) key(tok *Token, start int, top *frame) error {
 		return err
 	}
 	if !s.lenient {
+		if s.ks != nil {
+			return s.spillKey(tok.Value, start, top)
+		}
 		if top.hasKey {
-			switch c := bytes.Compare(s.lastKey(top), tok.Value); {
-			case c == 0:
-				return s.fail(start, "duplicate dictionary key %q", tok.Value)
-			case c > 0:
-				return s.fail(start, "dictionary key %q out of order", tok.Value)
+			if err := s.keyOrder(bytes.Compare(s.lastKey(top), tok.Value), s.base+int64(start), tok.Value, len(tok.Value)); err != nil {
+				return err
 			}
 		}
 		if s.fixed {
@@ -270,6 +310,76 @@ func (s *Scanner) key(tok *Token, start int, top *frame) error {
 			s.keys = append(s.keys[:top.keyOff], tok.Value...)
 		}
 		top.keyLen = len(tok.Value)
+	}
+	top.hasKey = true
+	top.wantKey = false
+	return nil
+}
+
+// keyOrder reports a key, at input offset start, that compares as c (as
+// bytes.Compare does) with the one before it in its dictionary; head holds
+// the key's first bytes, and n is its length.
+func (s *Scanner) keyOrder(c int, start int64, head []byte, n int) error {
+	switch {
+	case c == 0:
+		return s.failAt(start, "duplicate dictionary key %s", keyText(head, int64(n)))
+	case c > 0:
+		return s.failAt(start, "dictionary key %s out of order", keyText(head, int64(n)))
+	}
+	return nil
+}
+
+// spillKey checks and keeps key k, at data[start], in s.ks.
+func (s *Scanner) spillKey(k []byte, start int, top *frame) error {
+	off := int64(top.keyOff)
+	if top.hasKey {
+		c, err := s.ks.compareAt(off, top.keyLen, k, &s.kbuf)
+		if err != nil {
+			return err
+		}
+		if err := s.keyOrder(c, s.base+int64(start), k, len(k)); err != nil {
+			return err
+		}
+	}
+	s.ks.truncate(off)
+	if err := s.ks.write(k); err != nil {
+		return err
+	}
+	top.keyLen = len(k)
+	top.hasKey = true
+	top.wantKey = false
+	return nil
+}
+
+// longKeyPiece compares the bytes p of a long key, from its byte pos on,
+// with the key before it in the dictionary top, updating *c, the comparison
+// so far (as bytes.Compare(previous, this)), and keeps them in s.ks.
+func (s *Scanner) longKeyPiece(top *frame, pos int, p []byte, c *int) error {
+	if *c == 0 && top.hasKey && pos < top.keyLen {
+		k := min(len(p), top.keyLen-pos)
+		r, err := s.ks.compareAt(int64(top.keyOff+pos), k, p[:k], &s.kbuf)
+		if err != nil {
+			return err
+		}
+		*c = r
+	}
+	return s.ks.writeAt(p, int64(top.keyOff+pos))
+}
+
+// longKeyEnd ends a long key of n bytes at input offset start, whose
+// pieces compared as c; head holds its first bytes.
+func (s *Scanner) longKeyEnd(top *frame, start int64, n, c int, head []byte) error {
+	if !s.lenient {
+		if top.hasKey {
+			if c == 0 {
+				c = cmp.Compare(top.keyLen, n)
+			}
+			if err := s.keyOrder(c, start, head, n); err != nil {
+				return err
+			}
+		}
+		s.ks.truncate(int64(top.keyOff + n))
+		top.keyLen = n
 	}
 	top.hasKey = true
 	top.wantKey = false
@@ -305,11 +415,16 @@ func (s *Scanner) str(tok *Token, start int, kind Kind) error {
 		return s.fail(i, "invalid byte %q in string length", data[i])
 	}
 	i++
+	if n > s.long {
+		s.off, s.longN = i, n
+		tok.Kind, tok.Offset, tok.Value = kind, s.base+int64(start), nil
+		return errLong
+	}
 	if n > len(data)-i {
 		if !s.atEOF {
 			return errShort
 		}
-		return s.fail(start, "string of %d bytes runs past the end of input (%d bytes left)", n, len(data)-i)
+		return s.pastEnd(s.base+int64(start), n, len(data)-i)
 	}
 	s.off = i + n
 	tok.Kind, tok.Offset, tok.Value = kind, s.base+int64(start), data[i:i+n]
@@ -331,6 +446,11 @@ func (s *Scanner) integer(tok *Token, start int) error {
 		i++
 	}
 	if i == len(data) {
+		if !s.atEOF && i-digits > s.long {
+			s.off, s.intAt = i, -1
+			tok.Kind, tok.Offset, tok.Value = Integer, s.base+int64(start), data[start+1:i]
+			return errLong
+		}
 		s.intAt, s.intPos = s.base+int64(start), s.base+int64(i)
 		return s.short(start, "unterminated integer")
 	}

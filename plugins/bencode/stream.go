@@ -21,9 +21,17 @@ func readMore(r io.Reader, buf []byte) ([]byte, error) {
 }
 
 // A Decoder reads bencoded values one after another from a stream.
+//
+// Its buffer grows with the bytes that arrive, never with the lengths the
+// input announces: a long string's bytes are read into blocks (of up to
+// 1 MiB, no larger than what has arrived before them) until all have come,
+// and only then put together in a buffer of the value's size; if the input
+// ends first, the blocks are dropped. A value of limits.giveAway bytes or
+// more keeps that buffer rather than a copy of it.
 type Decoder struct {
 	r    io.Reader
 	opts DecodeOptions
+	lim  limits
 	buf  []byte // input read and not yet decoded
 	scan Scanner
 	eof  bool
@@ -39,7 +47,7 @@ func NewDecoder(r io.Reader) *Decoder {
 // NewDecoder returns a Decoder that applies the options to each value it
 // reads from r.
 func (o DecodeOptions) NewDecoder(r io.Reader) *Decoder {
-	d := &Decoder{r: r, opts: o}
+	d := &Decoder{r: r, opts: o, lim: limitsNow}
 	d.scan.init(o, true)
 	return d
 }
@@ -55,8 +63,15 @@ func (d *Decoder) Decode(v any) error {
 	}
 	o := d.opts
 	o.Copy = true // the buffer is reused
-	err = o.decode(d.buf[:n], d.scan.base, v)
-	d.buf = d.buf[:copy(d.buf, d.buf[n:])]
+	if n >= d.lim.giveAway {
+		// The value shares the buffer, which the Decoder leaves to it.
+		err = o.decodeIn(d.buf[:n:n], d.scan.base, v, true)
+		rest := d.buf[n:]
+		d.buf = append(make([]byte, 0, max(minRead, len(rest))), rest...)
+	} else {
+		err = o.decode(d.buf[:n], d.scan.base, v)
+		d.buf = d.buf[:copy(d.buf, d.buf[n:])]
+	}
 	d.scan.base += int64(n)
 	d.scan.data, d.scan.off = d.buf, 0
 	return err
@@ -81,6 +96,12 @@ func (d *Decoder) frame() (int, error) {
 			d.err = err
 			return 0, err
 		}
+		if start, n, need := d.stringNeed(); need > d.lim.blockMin && need > cap(d.buf)-len(d.buf) {
+			if err := d.readString(start, n, need); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		var rerr error
 		d.buf, rerr = readMore(d.r, d.buf)
 		switch {
@@ -91,6 +112,56 @@ func (d *Decoder) frame() (int, error) {
 			return 0, rerr
 		}
 	}
+}
+
+// stringNeed reports, when the token the scanner is waiting for is a string
+// whose length it has read, where it starts in d.buf, its length, and how
+// many of its bytes have not arrived; need is 0 for any other token.
+func (d *Decoder) stringNeed() (start, n, need int) {
+	start = d.scan.off
+	b := d.buf[start:]
+	i := 0
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		n = n*10 + int(b[i]-'0') // (the scanner has checked for overflow)
+	}
+	if i == 0 || i == len(b) || b[i] != ':' {
+		return 0, 0, 0
+	}
+	return start, n, n - (len(b) - i - 1)
+}
+
+// readString reads the need bytes still to come of the n-byte string at
+// d.buf[start:] into blocks, then puts d.buf and the blocks together. If
+// the input ends first, it reports the string as the scanner would.
+func (d *Decoder) readString(start, n, need int) error {
+	var blocks [][]byte
+	got := 0
+	for got < need {
+		size := min(need-got, max(d.lim.blockMin, min(maxBlock, len(d.buf)+got)))
+		b := make([]byte, size)
+		k, err := io.ReadFull(d.r, b)
+		blocks = append(blocks, b[:k])
+		got += k
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			d.eof = true
+			break
+		}
+		if err != nil {
+			d.err = err
+			return err
+		}
+	}
+	if got < need {
+		d.err = d.scan.pastEnd(d.scan.base+int64(start), n, n-need+got)
+		return d.err
+	}
+	buf := make([]byte, len(d.buf), len(d.buf)+need+minRead)
+	copy(buf, d.buf)
+	for _, b := range blocks {
+		buf = append(buf, b...)
+	}
+	d.buf = buf
+	return nil
 }
 
 // Buffered returns the input the Decoder has read beyond the values it has

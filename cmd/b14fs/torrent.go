@@ -1,0 +1,468 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/afero"
+	"github.com/spf13/cobra"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/bencode"
+	"github.com/b14fs/b14fs/torrent"
+	"github.com/b14fs/b14fs/transform"
+)
+
+// maxTorrentSize bounds the .torrent files read: the largest real ones (v2,
+// with piece layers) are tens of MiB.
+const maxTorrentSize = 256 << 20
+
+func newTorrentCommand(reg *core.Registry, std stdio) *cobra.Command {
+	var lenient bool
+	cmd := &cobra.Command{
+		Use:   "torrent",
+		Short: "Answer questions about .torrent files: show, infohash, magnet, verify",
+		Long: `Answer the questions torrent tools answer about a .torrent file (BitTorrent
+metainfo: BEP 3, v2 and hybrid torrents of BEP 52, BEP 12, 19, 27 and 47).
+
+FILE '-' (or no FILE, for show, infohash and magnet) reads standard input.
+A file that is not valid exits 1 with the byte offset where it went wrong.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			return usageError{errors.New("torrent: no subcommand given (show, infohash, magnet, verify)")}
+		},
+	}
+	cmd.PersistentFlags().BoolVar(&lenient, "lenient", false, "accept unsorted and repeated keys and data after the value")
+	load := func(a []string) (*torrent.MetaInfo, string, error) {
+		name := "-"
+		if len(a) > 0 {
+			name = a[0]
+		}
+		m, err := loadTorrent(std, name, lenient)
+		return m, name, err
+	}
+
+	var asJSON bool
+	show := &cobra.Command{
+		Use:   "show [--json] [FILE|-]",
+		Short: "Show a torrent: name, info-hashes, magnet, trackers, web seeds, pieces, files",
+		Args:  args(cobra.MaximumNArgs(1)),
+		RunE: func(_ *cobra.Command, a []string) error {
+			m, _, err := load(a)
+			if err != nil {
+				return err
+			}
+			s := summarize(m)
+			if asJSON {
+				enc := json.NewEncoder(std.out)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(s)
+			}
+			return s.write(std.out)
+		},
+	}
+	show.Flags().BoolVar(&asJSON, "json", false, "print JSON (stable field names; see docs/torrent.md)")
+
+	var onlyV1, onlyV2 bool
+	infohash := &cobra.Command{
+		Use:   "infohash [--v1|--v2] [FILE|-]",
+		Short: "Print the info-hash: v1 (SHA-1), v2 (SHA-256), or both for a hybrid torrent, one a line",
+		Args:  args(cobra.MaximumNArgs(1)),
+		RunE: func(_ *cobra.Command, a []string) error {
+			if onlyV1 && onlyV2 {
+				return usageError{errors.New("--v1 and --v2 exclude each other")}
+			}
+			m, name, err := load(a)
+			if err != nil {
+				return err
+			}
+			v1, v2 := m.InfoHashes()
+			switch {
+			case onlyV1 && v1 == "":
+				return fmt.Errorf("%s: not a v1 torrent: no v1 info-hash", name)
+			case onlyV2 && v2 == "":
+				return fmt.Errorf("%s: not a v2 torrent: no v2 info-hash", name)
+			}
+			for _, h := range []string{v1, v2} {
+				if h != "" && !(onlyV1 && h == v2) && !(onlyV2 && h == v1) {
+					if _, err := fmt.Fprintln(std.out, h); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		},
+	}
+	infohash.Flags().BoolVar(&onlyV1, "v1", false, "only the v1 info-hash")
+	infohash.Flags().BoolVar(&onlyV2, "v2", false, "only the v2 info-hash")
+
+	magnet := &cobra.Command{
+		Use:   "magnet [FILE|-]",
+		Short: "Print the torrent's magnet link",
+		Args:  args(cobra.MaximumNArgs(1)),
+		RunE: func(_ *cobra.Command, a []string) error {
+			m, _, err := load(a)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(std.out, m.Magnet())
+			return err
+		},
+	}
+
+	var fsChain, progress string
+	verify := &cobra.Command{
+		Use:   "verify [--fs-chain CHAIN] FILE DATA-DIR",
+		Short: "Check the data of a torrent in DATA-DIR against its piece hashes",
+		Long: `Check the data of the torrent FILE, in DATA-DIR (the directory it was downloaded
+to, which holds the file or directory the torrent names), against its
+piece hashes: SHA-1 for v1 torrents, SHA-256 merkle trees for v2, both
+for hybrid ones. Each file is listed as complete, incomplete (with its
+bad pieces) or missing. Exit 0 when everything is complete, 1 otherwise.
+
+--fs-chain reads DATA-DIR through that chain, as 'b14fs mount' shows it:
+data stored encoded (such as NAME.b14 files with base16384) is checked
+without being decoded to disk.`,
+		Example: "  b14fs torrent verify debian.iso.torrent ~/Downloads\n" +
+			"  b14fs torrent verify --fs-chain base16384 x.torrent ~/vault",
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(_ *cobra.Command, a []string) error {
+			show, err := progressEnabled(progress, std.err)
+			if err != nil {
+				return err
+			}
+			fsys, err := dataFS(reg, a[1], fsChain)
+			if err != nil {
+				return err
+			}
+			m, _, err := load(a[:1])
+			if err != nil {
+				return err
+			}
+			return verifyData(std, m, fsys, show)
+		},
+	}
+	verify.Flags().StringVar(&fsChain, "fs-chain", "", "read DATA-DIR's files through this `CHAIN` (stored encoded)")
+	verify.Flags().StringVar(&progress, "progress", "auto", "show progress on standard error: auto (on a terminal), always, never")
+
+	cmd.AddCommand(show, infohash, magnet, verify)
+	return cmd
+}
+
+// loadTorrent reads and parses the torrent file name ("-": standard input).
+func loadTorrent(std stdio, name string, lenient bool) (*torrent.MetaInfo, error) {
+	var r io.Reader = std.in
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxTorrentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxTorrentSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a torrent file", name, maxTorrentSize>>20)
+	}
+	m, err := torrent.ParseWith(data, bencode.DecodeOptions{Lenient: lenient})
+	if err != nil {
+		return nil, torrentDataError(name, err)
+	}
+	return m, nil
+}
+
+// torrentDataError reports an error about a torrent file's content, as
+// decode reports bad data: the file, the byte offset, the message.
+func torrentDataError(name string, err error) error {
+	var off int64
+	var se *bencode.SyntaxError
+	var te *torrent.Error
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	msg := strings.TrimSuffix(err.Error(), " at byte offset "+strconv.FormatInt(off, 10))
+	return fmt.Errorf("%s: byte offset %d: %s", name, off, msg)
+}
+
+// dataFS returns the directory dir as a file system: as it is, or seen
+// through fsx with the codecs of chain when chain is not empty.
+func dataFS(reg *core.Registry, dir, chain string) (fs.FS, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	if chain == "" {
+		return os.DirFS(dir), nil
+	}
+	codec, err := transform.New(reg, chain)
+	if err != nil {
+		return nil, err
+	}
+	fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), dir), codec)
+	return afero.NewIOFS(fsys), nil
+}
+
+// verifyData verifies m's data in fsys and prints what it found.
+func verifyData(std stdio, m *torrent.MetaInfo, fsys fs.FS, showProgress bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	o := &torrent.VerifyOptions{}
+	if showProgress {
+		p := startProgress(std.err, "verify", nil, m.Info.TotalLength())
+		defer p.stop()
+		o.Progress = func(n int64) { p.n.Add(n) }
+	}
+	r, err := torrent.Verify(ctx, m, fsys, o)
+	if err != nil {
+		return err
+	}
+	complete, files := 0, 0
+	for _, f := range r.Files {
+		if f.Pad {
+			continue
+		}
+		files++
+		line := joinShown(f.Path) + ": " + f.Status.String()
+		var details []string
+		if len(f.Bad) > 0 {
+			details = append(details, "bad pieces "+formatRanges(f.Bad))
+		}
+		if f.Err != nil {
+			details = append(details, f.Err.Error())
+		}
+		if f.Status == torrent.Complete {
+			complete++
+		} else if len(details) > 0 {
+			line += " (" + strings.Join(details, "; ") + ")"
+		}
+		if _, err := fmt.Fprintln(std.out, line); err != nil {
+			return err
+		}
+	}
+	good := r.Pieces - r.NumBad()
+	if _, err := fmt.Fprintf(std.out, "pieces: %d of %d good; files: %d of %d complete\n", good, r.Pieces, complete, files); err != nil {
+		return err
+	}
+	if !r.OK() {
+		return fmt.Errorf("torrent verify: %d bad pieces, %d of %d files not complete", r.NumBad(), files-complete, files)
+	}
+	return nil
+}
+
+// formatRanges writes piece ranges as "5, 7-9".
+func formatRanges(rs []torrent.Range) string {
+	var b strings.Builder
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatInt(r.First, 10))
+		if r.End-r.First > 1 {
+			b.WriteString("-" + strconv.FormatInt(r.End-1, 10))
+		}
+	}
+	return b.String()
+}
+
+// joinShown joins a torrent path for display, quoting it when it is not
+// plain printable text.
+func joinShown(p []string) string {
+	s := strings.Join(p, "/")
+	for _, r := range s {
+		if r == utf8.RuneError || r < ' ' || r == 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// A summary is what show prints; its JSON form is the stable machine form.
+type summary struct {
+	Name         text       `json:"name"`
+	Version      string     `json:"version"` // "v1", "v2" or "hybrid"
+	InfoHashV1   string     `json:"info_hash_v1,omitempty"`
+	InfoHashV2   string     `json:"info_hash_v2,omitempty"`
+	Magnet       string     `json:"magnet"`
+	Trackers     [][]text   `json:"trackers"`
+	WebSeeds     []text     `json:"web_seeds"`
+	Private      bool       `json:"private"`
+	CreationDate *int64     `json:"creation_date,omitempty"` // seconds since 1970 UTC
+	CreatedBy    *text      `json:"created_by,omitempty"`
+	Comment      *text      `json:"comment,omitempty"`
+	PieceLength  int64      `json:"piece_length"`
+	Pieces       int64      `json:"pieces"`
+	TotalSize    int64      `json:"total_size"` // padding files left out
+	Files        []fileInfo `json:"files"`
+}
+
+type fileInfo struct {
+	Path         text   `json:"path"`          // where a client stores it: torrent.FileEntry.LocalPath
+	PathElements []text `json:"path_elements"` // the path as the torrent has it, name first
+	Length       int64  `json:"length"`
+	Pad          bool   `json:"pad,omitempty"`
+	Attr         string `json:"attr,omitempty"`
+}
+
+// text is a string that is JSON text when it is valid UTF-8, and
+// "base64:" and its bytes in base64 otherwise (or when it starts with
+// "base64:"), as the bencode codec writes strings.
+type text string
+
+func (t text) MarshalJSON() ([]byte, error) {
+	s := string(t)
+	if !utf8.ValidString(s) || strings.HasPrefix(s, "base64:") {
+		s = "base64:" + base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	return json.Marshal(s)
+}
+
+func summarize(m *torrent.MetaInfo) *summary {
+	in := &m.Info
+	v1, v2 := m.InfoHashes()
+	s := &summary{
+		Name: text(in.Name), InfoHashV1: v1, InfoHashV2: v2, Magnet: m.Magnet(),
+		Trackers: [][]text{}, WebSeeds: []text{}, Private: in.Private,
+		PieceLength: in.PieceLength, Pieces: in.NumPieces(), TotalSize: in.TotalLength(),
+		Files: []fileInfo{},
+	}
+	switch {
+	case in.IsHybrid():
+		s.Version = "hybrid"
+	case in.HasV2():
+		s.Version = "v2"
+	default:
+		s.Version = "v1"
+	}
+	for _, tier := range m.Trackers() {
+		t := make([]text, len(tier))
+		for i, u := range tier {
+			t[i] = text(u)
+		}
+		s.Trackers = append(s.Trackers, t)
+	}
+	for _, u := range m.WebSeeds() {
+		s.WebSeeds = append(s.WebSeeds, text(u))
+	}
+	if m.CreationDate != 0 {
+		s.CreationDate = &m.CreationDate
+	}
+	if m.CreatedBy != "" {
+		s.CreatedBy = (*text)(&m.CreatedBy)
+	}
+	if m.Comment != "" {
+		s.Comment = (*text)(&m.Comment)
+	}
+	for f := range in.Walk() {
+		p, ok := f.LocalPath()
+		if !ok {
+			p = strings.Join(f.Path, "/")
+		}
+		elems := make([]text, len(f.Path))
+		for i, e := range f.Path {
+			elems[i] = text(e)
+		}
+		s.Files = append(s.Files, fileInfo{Path: text(p), PathElements: elems, Length: f.Length, Pad: f.Pad, Attr: f.Attr})
+	}
+	return s
+}
+
+// write prints s for people.
+func (s *summary) write(w io.Writer) error {
+	var b strings.Builder
+	field := func(name, value string) { fmt.Fprintf(&b, "%-14s%s\n", name+":", value) }
+	field("Name", joinShown([]string{string(s.Name)}))
+	if s.InfoHashV1 != "" {
+		field("Info-hash v1", s.InfoHashV1)
+	}
+	if s.InfoHashV2 != "" {
+		field("Info-hash v2", s.InfoHashV2)
+	}
+	field("Magnet", s.Magnet)
+	field("Version", s.Version)
+	field("Private", map[bool]string{false: "no", true: "yes"}[s.Private])
+	if s.CreationDate != nil {
+		field("Created on", time.Unix(*s.CreationDate, 0).UTC().Format("2006-01-02 15:04:05 MST"))
+	}
+	if s.CreatedBy != nil {
+		field("Created by", joinShown([]string{string(*s.CreatedBy)}))
+	}
+	if s.Comment != nil {
+		field("Comment", joinShown([]string{string(*s.Comment)}))
+	}
+	field("Piece length", humanSize(s.PieceLength))
+	field("Pieces", strconv.FormatInt(s.Pieces, 10))
+	field("Total size", humanSize(s.TotalSize))
+	b.WriteString("\nTrackers:\n")
+	if len(s.Trackers) == 0 {
+		b.WriteString("  none\n")
+	}
+	for i, tier := range s.Trackers {
+		for _, u := range tier {
+			fmt.Fprintf(&b, "  tier %d: %s\n", i+1, joinShown([]string{string(u)}))
+		}
+	}
+	if len(s.WebSeeds) > 0 {
+		b.WriteString("\nWeb seeds:\n")
+		for _, u := range s.WebSeeds {
+			fmt.Fprintf(&b, "  %s\n", joinShown([]string{string(u)}))
+		}
+	}
+	pads, padBytes := 0, int64(0)
+	for _, f := range s.Files {
+		if f.Pad {
+			pads++
+			padBytes += f.Length
+		}
+	}
+	fmt.Fprintf(&b, "\nFiles (%d", len(s.Files)-pads)
+	if pads > 0 {
+		fmt.Fprintf(&b, "; padding files not listed: %d, of %d bytes", pads, padBytes)
+	}
+	b.WriteString("):\n")
+	for _, f := range s.Files {
+		if !f.Pad {
+			fmt.Fprintf(&b, "  %10s %14d  %s\n", shortSize(f.Length), f.Length, joinShown([]string{string(f.Path)}))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// humanSize writes a size with a binary unit and exactly.
+func humanSize(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	return shortSize(n) + " (" + strconv.FormatInt(n, 10) + " bytes)"
+}
+
+// shortSize writes a size with a binary unit.
+func shortSize(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	return size(float64(n))
+}

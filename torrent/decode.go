@@ -1,0 +1,697 @@
+package torrent
+
+import (
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/b14fs/b14fs/plugins/bencode"
+)
+
+// Parse decodes a .torrent file, strictly (see bencode.DecodeOptions), and
+// checks it against the rules of its BEPs. See ParseWith.
+func Parse(data []byte) (*MetaInfo, error) {
+	return ParseWith(data, bencode.DecodeOptions{})
+}
+
+// ParseWith decodes a .torrent file with the bencode options o (Lenient
+// accepts unsorted and repeated keys and ignores data after the value;
+// MaxDepth limits nesting; Copy, below) and checks it:
+//
+//   - the top level and "info" are dictionaries, and "info" has a name and
+//     a positive piece length (for v2, a power of two of 16 KiB or more);
+//   - v1: "pieces" holds 20 bytes for every piece of the content, which is
+//     either one file ("length") or a list of files ("files");
+//   - v2: the file tree's files have a length and, unless empty, a pieces
+//     root; each piece layer belongs to a file and has its size;
+//   - hybrid: the v1 files, padding files left out, are the v2 files in the
+//     same order, and each starts a piece.
+//
+// Errors about the bencoding are *bencode.SyntaxError values, errors about
+// the torrent *Error values; both name the byte offset.
+//
+// The []byte values of the MetaInfo (InfoBytes, Pieces, pieces roots, piece
+// layers, Extra values) point into data unless o.Copy is set: data must not
+// be modified while they are in use. Strings are always copied.
+func ParseWith(data []byte, o bencode.DecodeOptions) (*MetaInfo, error) {
+	if o.Copy {
+		data = append([]byte(nil), data...)
+	}
+	m := new(MetaInfo)
+	if err := m.decode(data, o); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// UnmarshalBencode decodes a MetaInfo from a copy of data, so that
+// bencode.Unmarshal(data, &m) works as Parse does, with the options of the
+// caller's Unmarshal for the bencoding.
+func (m *MetaInfo) UnmarshalBencode(data []byte) error {
+	*m = MetaInfo{}
+	return m.decode(append([]byte(nil), data...), bencode.DecodeOptions{Lenient: true})
+}
+
+// errMistyped reports a value that does not have the form its key needs.
+var errMistyped = errors.New("mistyped")
+
+// maxElemsPerByte bounds the path elements a file tree may make per byte
+// of input: a deep directory's path is copied for each file in it.
+const maxElemsPerByte = 2
+
+// decoder holds the state of one Parse.
+type decoder struct {
+	s     *bencode.Scanner
+	data  []byte
+	vals  [][]byte                  // for strings
+	fbuf  []File                    // for files and tree, which copy them out at the end
+	pvals [][]byte                  // the path elements of the files of fbuf
+	spans [][2]int                  // the elements of pvals of each file of fbuf's path
+	used  struct{ fbuf, pvals int } // the most of fbuf and pvals used
+	stack [][]byte                  // the path of the file tree directory being read
+	elems int                       // path elements the file tree may still make
+}
+
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
+	d := decoders.Get().(*decoder)
+	defer func() {
+		// Clear what was used, so that the pool keeps nothing of data.
+		clear(d.fbuf[:d.used.fbuf])
+		clear(d.pvals[:d.used.pvals])
+		clear(d.vals[:cap(d.vals)])
+		clear(d.stack[:cap(d.stack)])
+		*d = decoder{vals: d.vals[:0], fbuf: d.fbuf[:0], stack: d.stack[:0], pvals: d.pvals[:0], spans: d.spans[:0]}
+		decoders.Put(d)
+	}()
+	d.s, d.data, d.elems = o.NewScanner(data), data, maxElemsPerByte*len(data)+1024
+	tok, err := d.s.Next()
+	if err != nil {
+		return err
+	}
+	if tok.Kind != bencode.DictStart {
+		return typeError("metainfo", tok, "dictionary")
+	}
+	for {
+		key, v, end, err := d.entry()
+		if err != nil {
+			return err
+		}
+		if end {
+			break
+		}
+		if err := d.top(m, key, v); err != nil {
+			return err
+		}
+	}
+	if !o.Lenient {
+		if _, err := d.s.Next(); err != io.EOF {
+			return err
+		}
+	}
+	if m.has&hasInfo == 0 {
+		return &Error{"info", tok.Offset, "missing"}
+	}
+	return m.check()
+}
+
+// entry reads the next key of a dictionary and the first token of its
+// value; the caller reads the rest of the value. end is true at the end of
+// the dictionary.
+func (d *decoder) entry() (key []byte, v bencode.Token, end bool, err error) {
+	k, err := d.s.Next()
+	if err != nil || k.Kind == bencode.End {
+		return nil, k, err == nil, err
+	}
+	v, err = d.s.Next()
+	return k.Value, v, false, err
+}
+
+// finish reads the rest of a value that began with tok in a container at
+// depth, and returns its exact bytes.
+func (d *decoder) finish(tok bencode.Token, depth int) ([]byte, error) {
+	for d.s.Depth() > depth {
+		if _, err := d.s.Next(); err != nil {
+			return nil, err
+		}
+	}
+	return d.data[tok.Offset:d.s.Offset():d.s.Offset()], nil
+}
+
+// extra stores the value that began with tok, in a dictionary at depth,
+// in *x under key.
+func (d *decoder) extra(x *map[string]bencode.RawMessage, key []byte, tok bencode.Token, depth int) error {
+	raw, err := d.finish(tok, depth)
+	if err != nil {
+		return err
+	}
+	if *x == nil {
+		*x = make(map[string]bencode.RawMessage)
+	}
+	(*x)[string(key)] = raw
+	return nil
+}
+
+// optional decodes an optional top-level value with dec; a value of another
+// form goes to Extra.
+func (d *decoder) optional(m *MetaInfo, key []byte, v bencode.Token, bit fieldSet, dec func() error) error {
+	depth := d.s.Depth()
+	if v.Kind == bencode.ListStart || v.Kind == bencode.DictStart {
+		depth--
+	}
+	err := dec()
+	if err == errMistyped {
+		return d.extra(&m.Extra, key, v, depth)
+	}
+	if err == nil {
+		m.has |= bit
+	}
+	return err
+}
+
+func (d *decoder) top(m *MetaInfo, key []byte, v bencode.Token) error {
+	switch string(key) {
+	case "announce":
+		return d.optional(m, key, v, hasAnnounce, func() (err error) { m.Announce, err = d.str(v); return })
+	case "announce-list":
+		return d.optional(m, key, v, hasAnnounceList, func() (err error) { m.AnnounceList, err = d.tiers(v); return })
+	case "url-list":
+		if v.Kind == bencode.String {
+			m.URLList = []string{d.text(v)}
+			m.has |= hasURLList | hasURLListString
+			return nil
+		}
+		return d.optional(m, key, v, hasURLList, func() (err error) { m.URLList, err = d.strings(v); return })
+	case "comment":
+		return d.optional(m, key, v, hasComment, func() (err error) { m.Comment, err = d.str(v); return })
+	case "created by":
+		return d.optional(m, key, v, hasCreatedBy, func() (err error) { m.CreatedBy, err = d.str(v); return })
+	case "creation date":
+		return d.optional(m, key, v, hasCreationDate, func() (err error) { m.CreationDate, err = integer(v); return })
+	case "encoding":
+		return d.optional(m, key, v, hasEncoding, func() (err error) { m.Encoding, err = d.str(v); return })
+	case "piece layers":
+		m.has |= hasPieceLayers
+		m.layersOff = v.Offset
+		return d.pieceLayers(m, v)
+	case "info":
+		if v.Kind != bencode.DictStart {
+			return typeError("info", v, "dictionary")
+		}
+		m.Info = Info{}
+		m.Info.off.info = v.Offset
+		for {
+			key, tok, end, err := d.entry()
+			if err != nil {
+				return err
+			}
+			if end {
+				break
+			}
+			if err := d.info(&m.Info, key, tok); err != nil {
+				return err
+			}
+		}
+		m.InfoBytes = d.data[v.Offset:d.s.Offset():d.s.Offset()]
+		m.has |= hasInfo
+		return nil
+	}
+	return d.extra(&m.Extra, key, v, d.depthOf(v))
+}
+
+// depthOf returns the depth of the container holding the value that just
+// began with v.
+func (d *decoder) depthOf(v bencode.Token) int {
+	if v.Kind == bencode.ListStart || v.Kind == bencode.DictStart {
+		return d.s.Depth() - 1
+	}
+	return d.s.Depth()
+}
+
+func (d *decoder) info(in *Info, key []byte, v bencode.Token) (err error) {
+	switch string(key) {
+	case "name":
+		in.has |= hasName
+		in.off.name = v.Offset
+		in.Name, err = d.str(v)
+		return mustBe(err, "info.name", v, "string")
+	case "piece length":
+		in.has |= hasPieceLength
+		in.off.pieceLength = v.Offset
+		in.PieceLength, err = integer(v)
+		return mustBe(err, "info.piece length", v, "integer")
+	case "pieces":
+		in.has |= hasPieces
+		in.off.pieces = v.Offset
+		if v.Kind != bencode.String {
+			return typeError("info.pieces", v, "string")
+		}
+		in.Pieces = v.Value
+		return nil
+	case "length":
+		in.has |= hasLength
+		in.off.length = v.Offset
+		in.Length, err = integer(v)
+		return mustBe(err, "info.length", v, "integer")
+	case "files":
+		in.has |= hasFiles
+		in.off.files = v.Offset
+		return d.files(in, v)
+	case "private":
+		if n, err := integer(v); err == nil && (n == 0 || n == 1) {
+			in.Private = n == 1
+			in.has |= hasPrivate
+			return nil
+		}
+	case "meta version":
+		in.has |= hasMetaVersion
+		in.MetaVersion, err = integer(v)
+		return mustBe(err, "info.meta version", v, "integer")
+	case "file tree":
+		in.has |= hasFileTree
+		in.off.tree = v.Offset
+		return d.tree(in, v)
+	}
+	return d.extra(&in.Extra, key, v, d.depthOf(v))
+}
+
+func (d *decoder) files(in *Info, v bencode.Token) error {
+	if v.Kind != bencode.ListStart {
+		return typeError("info.files", v, "list")
+	}
+	files := d.fbuf[:0]
+	d.pvals, d.spans = d.pvals[:0], d.spans[:0]
+	defer func() { d.fbuf = files[:0] }()
+	for i := 0; ; i++ {
+		tok, err := d.s.Next()
+		if err != nil {
+			return err
+		}
+		if tok.Kind == bencode.End {
+			in.Files = d.paths(files)
+			return nil
+		}
+		if tok.Kind != bencode.DictStart {
+			return typeError(fileField(i, nil), tok, "dictionary")
+		}
+		files = append(files, File{off: tok.Offset})
+		d.spans = append(d.spans, [2]int{-1, -1})
+		f := &files[i]
+		if err := d.fileDict(f, i); err != nil {
+			return err
+		}
+		if f.has&hasLength == 0 && !f.IsSymlink() {
+			return &Error{fileField(i, nil) + ".length", tok.Offset, "missing"}
+		}
+		if f.has&hasPath == 0 {
+			return &Error{fileField(i, nil) + ".path", tok.Offset, "missing"}
+		}
+	}
+}
+
+// fileField names file i of "files", or, when i < 0, the file at path in
+// the file tree.
+func fileField(i int, path []string) string {
+	if i < 0 {
+		return treeField(path)
+	}
+	return "info.files[" + strconv.Itoa(i) + "]"
+}
+
+// fileDict decodes the dictionary of file i of "files" (or, when i < 0,
+// the properties of a file of the file tree), whose start was just read.
+func (d *decoder) fileDict(f *File, i int) error {
+	for {
+		key, v, end, err := d.entry()
+		if err != nil || end {
+			return err
+		}
+		if err := d.file(f, i, key, v); err != nil {
+			return err
+		}
+	}
+}
+
+// file decodes one key of a file's dictionary: of file i of "files" (v1),
+// or, when i < 0, of the properties of a file of the file tree (v2),
+// where the path is the keys leading to it.
+func (d *decoder) file(f *File, i int, key []byte, v bencode.Token) (err error) {
+	if i < 0 && string(key) == "path" {
+		return d.extra(&f.Extra, key, v, d.depthOf(v))
+	}
+	switch string(key) {
+	case "length":
+		f.has |= hasLength
+		f.Length, err = integer(v)
+		if err == nil && f.Length < 0 {
+			return &Error{fileField(i, f.Path) + ".length", v.Offset, "negative"}
+		}
+		return d.mustBe(err, i, f, ".length", v, "integer")
+	case "path":
+		f.has |= hasPath
+		start := len(d.pvals)
+		err = d.pathVals(v)
+		d.spans[i] = [2]int{start, len(d.pvals)}
+		return d.mustBe(err, i, f, ".path", v, "list of strings")
+	case "attr":
+		f.has |= hasAttr
+		f.Attr, err = d.str(v)
+		return d.mustBe(err, i, f, ".attr", v, "string")
+	case "symlink path":
+		f.has |= hasSymlinkPath
+		f.SymlinkPath, err = d.strings(v)
+		return d.mustBe(err, i, f, ".symlink path", v, "list of strings")
+	case "pieces root":
+		f.has |= hasPiecesRoot
+		if v.Kind != bencode.String || len(v.Value) != 32 {
+			return &Error{fileField(i, f.Path) + ".pieces root", v.Offset, "want a string of 32 bytes"}
+		}
+		f.PiecesRoot = v.Value
+		return nil
+	}
+	return d.extra(&f.Extra, key, v, d.depthOf(v))
+}
+
+// mustBe is mustBe for a key of a file.
+func (d *decoder) mustBe(err error, i int, f *File, key string, v bencode.Token, want string) error {
+	if err == errMistyped {
+		return typeError(fileField(i, f.Path)+key, v, want)
+	}
+	return err
+}
+
+// tree decodes the file tree, whose start is v, into in.FileTree.
+func (d *decoder) tree(in *Info, v bencode.Token) error {
+	if v.Kind != bencode.DictStart {
+		return typeError("info.file tree", v, "dictionary")
+	}
+	d.stack, d.fbuf, d.pvals, d.spans = d.stack[:0], d.fbuf[:0], d.pvals[:0], d.spans[:0]
+	if err := d.dir(in, v, nil); err != nil {
+		return err
+	}
+	in.FileTree = d.paths(d.fbuf)
+	d.fbuf = d.fbuf[:0]
+	return nil
+}
+
+// dir decodes a directory of the file tree, whose start is v; first, if
+// not nil, is its first key, already read.
+func (d *decoder) dir(in *Info, v bencode.Token, first *bencode.Token) error {
+	for {
+		var k bencode.Token
+		if first != nil {
+			k, first = *first, nil
+		} else {
+			var err error
+			if k, err = d.s.Next(); err != nil {
+				return err
+			}
+			if k.Kind == bencode.End {
+				return nil
+			}
+		}
+		if len(k.Value) == 0 {
+			return &Error{d.treeField(), k.Offset, "a directory entry with an empty name"}
+		}
+		d.stack = append(d.stack, k.Value)
+		if err := d.node(in); err != nil {
+			return err
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+	}
+}
+
+// node decodes the value of a directory entry: a file, {"": {...}}, or a
+// directory.
+func (d *decoder) node(in *Info) error {
+	v, err := d.s.Next()
+	if err != nil {
+		return err
+	}
+	if v.Kind != bencode.DictStart {
+		return typeError(d.treeField(), v, "dictionary")
+	}
+	k, err := d.s.Next()
+	if err != nil {
+		return err
+	}
+	if k.Kind == bencode.End {
+		return &Error{d.treeField(), v.Offset, "an empty directory"}
+	}
+	if len(k.Value) != 0 {
+		return d.dir(in, v, &k)
+	}
+	props, err := d.s.Next()
+	if err != nil {
+		return err
+	}
+	if props.Kind != bencode.DictStart {
+		return typeError(d.treeField(), props, "dictionary")
+	}
+	if d.elems -= len(d.stack); d.elems < 0 {
+		return &Error{d.treeField(), v.Offset, "the file tree's paths are too long for its size"}
+	}
+	d.fbuf = append(d.fbuf, File{off: props.Offset})
+	d.spans = append(d.spans, [2]int{len(d.pvals), len(d.pvals) + len(d.stack)})
+	d.pvals = append(d.pvals, d.stack...)
+	f := &d.fbuf[len(d.fbuf)-1]
+	if err := d.fileDict(f, -1); err != nil {
+		return err
+	}
+	if f.has&hasLength == 0 && !f.IsSymlink() {
+		return &Error{d.treeField() + ".length", props.Offset, "missing"}
+	}
+	if f.Length > 0 && f.PiecesRoot == nil && !f.IsSymlink() {
+		return &Error{d.treeField() + ".pieces root", props.Offset, "missing for a file that is not empty"}
+	}
+	end, err := d.s.Next()
+	if err != nil {
+		return err
+	}
+	if end.Kind != bencode.End {
+		return &Error{d.treeField(), end.Offset, "a file entry with other keys than \"\""}
+	}
+	return nil
+}
+
+// treeField names the file tree entry being read.
+func (d *decoder) treeField() string {
+	p := make([]string, len(d.stack))
+	for i, e := range d.stack {
+		p[i] = string(e)
+	}
+	return treeField(p)
+}
+
+// paths returns a copy of files with their paths, as pvals and spans
+// hold them, made: all path elements share one string and one slice.
+func (d *decoder) paths(files []File) []File {
+	d.used.fbuf = max(d.used.fbuf, len(files))
+	d.used.pvals = max(d.used.pvals, len(d.pvals))
+	n := 0
+	for _, v := range d.pvals {
+		n += len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, v := range d.pvals {
+		b.Write(v)
+	}
+	all, elems := b.String(), make([]string, len(d.pvals))
+	for i, v := range d.pvals {
+		elems[i], all = all[:len(v)], all[len(v):]
+	}
+	out := append(make([]File, 0, len(files)), files...)
+	for i, sp := range d.spans {
+		if sp[0] >= 0 {
+			out[i].Path = elems[sp[0]:sp[1]:sp[1]]
+		}
+	}
+	return out
+}
+
+// pathVals appends the elements of a list of strings to pvals.
+func (d *decoder) pathVals(v bencode.Token) error {
+	if v.Kind != bencode.ListStart {
+		return errMistyped
+	}
+	for {
+		tok, err := d.s.Next()
+		if err != nil {
+			return err
+		}
+		switch tok.Kind {
+		case bencode.End:
+			return nil
+		case bencode.String:
+			d.pvals = append(d.pvals, tok.Value)
+		default:
+			return errMistyped
+		}
+	}
+}
+
+// treeField names the file tree entry at path p.
+func treeField(p []string) string {
+	return "info.file tree[" + strconv.Quote(joinPath(p)) + "]"
+}
+
+func joinPath(p []string) string {
+	n := 0
+	for _, e := range p {
+		n += len(e) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, e := range p {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, e...)
+	}
+	return string(b)
+}
+
+func (d *decoder) pieceLayers(m *MetaInfo, v bencode.Token) error {
+	if v.Kind != bencode.DictStart {
+		return typeError("piece layers", v, "dictionary")
+	}
+	m.PieceLayers = map[string][]byte{}
+	for {
+		key, tok, end, err := d.entry()
+		if err != nil || end {
+			return err
+		}
+		if len(key) != 32 {
+			return &Error{"piece layers", tok.Offset, "a key that is not 32 bytes long"}
+		}
+		if tok.Kind != bencode.String || len(tok.Value)%32 != 0 || len(tok.Value) == 0 {
+			return &Error{"piece layers", tok.Offset, "want a string of 32-byte hashes"}
+		}
+		m.PieceLayers[string(key)] = tok.Value
+	}
+}
+
+// tiers decodes an announce list.
+func (d *decoder) tiers(v bencode.Token) ([][]string, error) {
+	if v.Kind != bencode.ListStart {
+		return nil, errMistyped
+	}
+	tiers := [][]string{}
+	for {
+		tok, err := d.s.Next()
+		if err != nil {
+			return nil, err
+		}
+		if tok.Kind == bencode.End {
+			return tiers, nil
+		}
+		tier, err := d.strings(tok)
+		if err != nil {
+			return nil, err
+		}
+		tiers = append(tiers, tier)
+	}
+}
+
+// strings decodes a list of strings, all of whose bytes share one
+// allocation.
+func (d *decoder) strings(v bencode.Token) ([]string, error) {
+	if v.Kind != bencode.ListStart {
+		return nil, errMistyped
+	}
+	vals, n := d.vals[:0], 0
+	defer func() { d.vals = vals[:0] }()
+	for {
+		tok, err := d.s.Next()
+		if err != nil {
+			return nil, err
+		}
+		switch tok.Kind {
+		case bencode.End:
+			var b strings.Builder
+			b.Grow(n)
+			for _, v := range vals {
+				b.Write(v)
+			}
+			all, list := b.String(), make([]string, len(vals))
+			for i, v := range vals {
+				list[i], all = all[:len(v)], all[len(v):]
+			}
+			return list, nil
+		case bencode.String:
+			vals = append(vals, tok.Value)
+			n += len(tok.Value)
+		default:
+			return nil, errMistyped
+		}
+	}
+}
+
+// str decodes a string.
+func (d *decoder) str(v bencode.Token) (string, error) {
+	if v.Kind != bencode.String {
+		return "", errMistyped
+	}
+	return d.text(v), nil
+}
+
+// text returns the bytes of a String or Key token as a string.
+func (d *decoder) text(v bencode.Token) string { return string(v.Value) }
+
+// integer decodes an integer that fits an int64.
+func integer(v bencode.Token) (int64, error) {
+	if v.Kind != bencode.Integer || len(v.Value) == 0 {
+		return 0, errMistyped
+	}
+	digits, neg := v.Value, v.Value[0] == '-'
+	if neg {
+		digits = digits[1:]
+	}
+	if len(digits) > 19 {
+		return 0, errMistyped
+	}
+	var n uint64
+	for _, c := range digits { // the scanner checked that these are digits
+		n = n*10 + uint64(c-'0')
+	}
+	switch {
+	case neg && n <= 1<<63:
+		return -int64(n), nil
+	case !neg && n < 1<<63:
+		return int64(n), nil
+	}
+	return 0, errMistyped
+}
+
+// mustBe turns errMistyped for a required form into an *Error.
+func mustBe(err error, field string, v bencode.Token, want string) error {
+	if err == errMistyped {
+		return typeError(field, v, want)
+	}
+	return err
+}
+
+func typeError(field string, v bencode.Token, want string) error {
+	got := v.Kind.String()
+	switch v.Kind {
+	case bencode.ListStart, bencode.DictStart, bencode.String:
+	case bencode.Integer:
+		if len(v.Value) > 30 {
+			got = "integer of " + strconv.Itoa(len(v.Value)) + " digits"
+		} else {
+			got = "integer " + string(v.Value)
+		}
+	}
+	return &Error{field, v.Offset, "want " + article(want) + ", not " + article(got)}
+}
+
+// article puts "a" or "an" before a noun.
+func article(noun string) string {
+	if noun != "" && strings.IndexByte("aeiou", noun[0]) >= 0 {
+		return "an " + noun
+	}
+	return "a " + noun
+}

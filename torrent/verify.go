@@ -1,0 +1,367 @@
+package torrent
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+// VerifyOptions adjust Verify.
+type VerifyOptions struct {
+	// Progress, if not nil, is called from time to time with the number of
+	// content bytes checked (or found missing) since its last call.
+	Progress func(n int64)
+	// BufferSize is the size of the reads from the files; 0 means 1 MiB.
+	BufferSize int
+}
+
+// A Status says how a file compares with the torrent.
+type Status int
+
+// The statuses of a file.
+const (
+	Complete   Status = iota // every piece of the file is good and it has the right size
+	Incomplete               // some pieces touching the file are bad, or its size is wrong
+	Missing                  // the file could not be opened, or its path is not safe (see SafePath)
+)
+
+var statusNames = [...]string{"complete", "incomplete", "missing"}
+
+// String returns "complete", "incomplete" or "missing".
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// A FileResult is what Verify found of one file.
+type FileResult struct {
+	FileEntry
+	Status Status
+	Size   int64   // the size found, -1 when missing
+	Bad    []Range // the bad pieces that touch the file
+	Err    error   // why the file is missing, or could not be read to its end
+}
+
+// A Range is the pieces [First, End).
+type Range struct{ First, End int64 }
+
+// A Result is what Verify found.
+type Result struct {
+	Pieces int64        // the number of pieces
+	Bad    []Range      // the bad pieces, in order
+	Files  []FileResult // every file, padding files included, in the order of Info.Walk
+}
+
+// NumBad returns the number of bad pieces.
+func (r *Result) NumBad() int64 {
+	var n int64
+	for _, b := range r.Bad {
+		n += b.End - b.First
+	}
+	return n
+}
+
+// OK reports whether every piece is good and every file complete.
+func (r *Result) OK() bool {
+	for i := range r.Files {
+		if r.Files[i].Status != Complete {
+			return false
+		}
+	}
+	return len(r.Bad) == 0
+}
+
+// Verify checks the content of torrent m, read from fsys (the directory m
+// was downloaded to: it holds the file, or the directory, named
+// m.Info.Name), against the piece hashes: SHA-1 for v1 torrents, SHA-256
+// merkle trees (checked against each piece layer, or the pieces root of a
+// file no larger than a piece, or without a layer) for v2, and both for
+// hybrid torrents. Pieces are numbered as Info.Walk lays files out.
+// Padding files are zeros and are not read. A file that is missing, short
+// or unreadable makes its pieces bad, and Verify goes on with the next.
+//
+// Verify returns an error only when ctx is done or the piece layers do not
+// hash to their files' pieces roots.
+func Verify(ctx context.Context, m *MetaInfo, fsys fs.FS, o *VerifyOptions) (*Result, error) {
+	if o == nil {
+		o = &VerifyOptions{}
+	}
+	if err := m.CheckPieceLayers(); err != nil {
+		return nil, err
+	}
+	v := &verifier{ctx: ctx, m: m, in: &m.Info, fsys: fsys, o: o, pl: m.Info.PieceLength}
+	size := o.BufferSize
+	if size <= 0 {
+		size = 1 << 20
+	}
+	v.buf = make([]byte, size)
+	return v.run()
+}
+
+// CheckPieceLayers checks that each piece layer hashes up to the pieces
+// root of its file (BEP 52).
+func (m *MetaInfo) CheckPieceLayers() error {
+	for root, layer := range m.PieceLayers {
+		if r := layerRoot(layer, m.Info.PieceLength); string(r[:]) != root {
+			return &Error{"piece layers", m.layersOff, fmt.Sprintf("the layer of root %x hashes to %x", root, r)}
+		}
+	}
+	return nil
+}
+
+type verifier struct {
+	ctx  context.Context
+	m    *MetaInfo
+	in   *Info
+	fsys fs.FS
+	o    *VerifyOptions
+	pl   int64
+	buf  []byte
+	bad  []Range
+
+	v1   *pieceHasher
+	v2   *fileHasher
+	file *FileEntry // the file being hashed
+}
+
+func (v *verifier) fail(first, end int64) {
+	if first < end {
+		v.bad = append(v.bad, Range{first, end})
+	}
+}
+
+func (v *verifier) run() (*Result, error) {
+	in := v.in
+	r := &Result{Pieces: in.NumPieces()}
+	if in.HasV1() {
+		v.v1 = newPieceHasher(v.pl, func(i int64, h [20]byte, tainted bool) {
+			if tainted || !bytes.Equal(h[:], in.Pieces[20*i:20*i+20]) {
+				v.fail(i, i+1)
+			}
+		}, v.fail)
+	}
+	if in.HasV2() {
+		v.v2 = newFileHasher(v.pl, v.v2piece)
+	}
+	for e := range in.Walk() {
+		if err := v.ctx.Err(); err != nil {
+			return nil, err
+		}
+		fr := FileResult{FileEntry: e, Size: -1}
+		switch {
+		case e.Pad:
+			fr.Size = e.Length
+			if v.v1 != nil {
+				if err := v.zeros(e.Length); err != nil {
+					return nil, err
+				}
+			}
+		case e.Length == 0 && strings.IndexByte(e.Attr, 'l') >= 0:
+			fr.Size = 0 // a link: nothing to check
+		default:
+			if err := v.check(&fr); err != nil {
+				return nil, err
+			}
+		}
+		r.Files = append(r.Files, fr)
+	}
+	if v.v1 != nil {
+		v.v1.close()
+	}
+	slices.SortFunc(v.bad, func(a, b Range) int { return cmp.Compare(a.First, b.First) })
+	r.Bad = mergeRanges(v.bad)
+	for i := range r.Files {
+		f := &r.Files[i]
+		if f.Pad {
+			continue
+		}
+		f.Bad = overlap(r.Bad, f.Offset/v.pl, pieceCount(f.Offset+f.Length, v.pl))
+		switch {
+		case f.Size < 0:
+			f.Status = Missing
+		case len(f.Bad) > 0 || f.Size != f.Length || f.Err != nil:
+			f.Status = Incomplete
+		}
+	}
+	return r, nil
+}
+
+// check hashes one file.
+func (v *verifier) check(fr *FileResult) error {
+	e := &fr.FileEntry
+	v.file = e
+	if v.v2 != nil {
+		v.v2.reset()
+	}
+	n, err := v.read(fr)
+	if err != nil {
+		return err
+	}
+	if n < e.Length {
+		if v.v1 != nil {
+			v.v1.skip(e.Length - n)
+		}
+		v.progress(e.Length - n)
+		if fr.Err == nil {
+			fr.Err = fmt.Errorf("%d bytes, want %d", n, e.Length)
+		}
+	}
+	if v.v2 != nil {
+		v.endV2(n)
+	}
+	return nil
+}
+
+// read reads and hashes the file of fr, and returns the number of bytes
+// read. Only a done context is an error; what went wrong with the file is
+// in fr.
+func (v *verifier) read(fr *FileResult) (int64, error) {
+	e := &fr.FileEntry
+	f, name, err := v.open(e)
+	if err != nil {
+		fr.Err = err
+		return 0, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		fr.Err = err
+		if err == nil {
+			fr.Err = fmt.Errorf("%s: not a regular file", name)
+		}
+		return 0, nil
+	}
+	fr.Size = fi.Size()
+	var n int64
+	for n < e.Length {
+		if err := v.ctx.Err(); err != nil {
+			return n, err
+		}
+		k, err := f.Read(v.buf[:min(int64(len(v.buf)), e.Length-n)])
+		if k > 0 {
+			p := v.buf[:k]
+			if v.v1 != nil {
+				v.v1.Write(p)
+			}
+			if v.v2 != nil {
+				v.v2.Write(p)
+			}
+			n += int64(k)
+			v.progress(int64(k))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fr.Err = err
+			break
+		}
+	}
+	return n, nil
+}
+
+// open opens the file of e: at its path in the torrent when that is safe
+// (see SafePath), or else, or when there is no such file, at its
+// LocalPath.
+func (v *verifier) open(e *FileEntry) (fs.File, string, error) {
+	name, ok := SafePath(e.Path)
+	err := fmt.Errorf("%q is not a safe path", e.Path)
+	if ok && fs.ValidPath(name) {
+		var f fs.File
+		if f, err = v.fsys.Open(name); err == nil {
+			return f, name, nil
+		}
+	}
+	if local, ok := e.LocalPath(); ok && local != name && fs.ValidPath(local) {
+		if f, lerr := v.fsys.Open(local); lerr == nil || !errors.Is(lerr, fs.ErrNotExist) {
+			return f, local, lerr
+		}
+	}
+	return nil, name, err
+}
+
+// firstPiece returns the index of the first piece of the file being hashed.
+func (v *verifier) firstPiece() int64 { return v.file.Offset / v.pl }
+
+// v2piece checks the v2 hash of piece i of the file being hashed against
+// its piece layer, if it has one.
+func (v *verifier) v2piece(i int64, h [32]byte) {
+	layer := v.m.PieceLayers[string(v.file.PiecesRoot)]
+	if layer == nil {
+		return // the root stands for the pieces
+	}
+	if 32*i+32 > int64(len(layer)) || !bytes.Equal(h[:], layer[32*i:32*i+32]) {
+		v.fail(v.firstPiece()+i, v.firstPiece()+i+1)
+	}
+}
+
+// endV2 ends the v2 hash of the file being hashed, of which n bytes were
+// read.
+func (v *verifier) endV2(n int64) {
+	e := v.file
+	first, end := v.firstPiece(), v.firstPiece()+pieceCount(e.Length, v.pl)
+	layer := v.m.PieceLayers[string(e.PiecesRoot)]
+	if n < e.Length {
+		if layer != nil {
+			first += n / v.pl // the pieces before were checked against the layer
+		}
+		v.fail(first, end)
+		return
+	}
+	if e.Length == 0 {
+		return
+	}
+	if root, _ := v.v2.root(); layer == nil && string(root[:]) != string(e.PiecesRoot) {
+		v.fail(first, end)
+	}
+}
+
+func (v *verifier) zeros(n int64) error {
+	for n > 0 {
+		if err := v.ctx.Err(); err != nil {
+			return err
+		}
+		k := min(n, 1<<20)
+		v.v1.zeros(k)
+		n -= k
+	}
+	return nil
+}
+
+func (v *verifier) progress(n int64) {
+	if v.o.Progress != nil && n > 0 {
+		v.o.Progress(n)
+	}
+}
+
+// mergeRanges merges sorted ranges that touch.
+func mergeRanges(rs []Range) []Range {
+	var out []Range
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].End >= r.First {
+			out[n-1].End = max(out[n-1].End, r.End)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// overlap returns the parts of rs within [first, end).
+func overlap(rs []Range, first, end int64) []Range {
+	var out []Range
+	for _, r := range rs {
+		if r.End > first && r.First < end {
+			out = append(out, Range{max(r.First, first), min(r.End, end)})
+		}
+	}
+	return out
+}
