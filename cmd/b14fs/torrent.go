@@ -221,7 +221,10 @@ func dataFS(reg *core.Registry, dir, chain string) (fs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), dir), codec)
+	fsys, err := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), dir), codec)
+	if err != nil {
+		return nil, err
+	}
 	return afero.NewIOFS(fsys), nil
 }
 
