@@ -48,6 +48,7 @@ import (
 	"io"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 )
 
 // Name is the name the codec is registered under.
@@ -132,3 +133,8 @@ func AppendDecode(dst, src []byte) ([]byte, error) { return StdEncoding.AppendDe
 func dataError(offset int64, err error) error {
 	return &core.DataError{Codec: Name, Offset: offset, Err: err}
 }
+
+// Kernel returns the name of the block kernel encoding and decoding run on
+// this machine: "avx512vbmi", "avx2" or "neon" where the processor has
+// those instructions (and the purego build tag is not set), else "generic".
+func Kernel() string { return kernel.Name() }

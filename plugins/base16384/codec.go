@@ -26,6 +26,7 @@ var (
 	_ core.Configurable = (*Codec)(nil)
 	_ core.Suffixer     = (*Codec)(nil)
 	_ core.BlockCodec   = (*Codec)(nil)
+	_ core.OptionLister = (*Codec)(nil)
 
 	_ core.ReaderResetter = (*Encoder)(nil)
 	_ core.ReaderResetter = (*Decoder)(nil)
@@ -70,6 +71,20 @@ func (c *Codec) Suffix() string { return ".b14" }
 func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 	return configured(c.cfg, opts)
 }
+
+// optionDocs are the options of Codec and TextCodec.
+var optionDocs = []core.OptionDoc{
+	{Key: "form", Values: []string{"utf16be", "utf8"}, Usage: "the encoder's form: raw UTF-16BE or UTF-8 text"},
+	{Key: "bom", Values: []string{"true", "false"}, Usage: "write a byte order mark first"},
+	{Key: "strict", Values: []string{"true", "false"}, Usage: "reject non-zero pad bits and line breaks"},
+	{Key: "checksum", Values: []string{"true", "false"}, Usage: "write and verify the C CLI's checksum"},
+	{Key: "wrap", Usage: "break UTF-8 text into lines of N characters"},
+	{Key: "newline", Values: []string{"true", "false"}, Usage: "end UTF-8 text with a line break"},
+	{Key: "garbage", Values: []string{"reject", "skip"}, Usage: "skip bytes outside the alphabet when decoding text"},
+}
+
+// OptionDocs lists the options WithOptions takes.
+func (c *Codec) OptionDocs() []core.OptionDoc { return optionDocs }
 
 // configured returns the codec of cfg changed by opts.
 func configured(cfg config, opts core.Options) (core.Codec, error) {

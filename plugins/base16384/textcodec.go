@@ -20,7 +20,11 @@ type TextCodec struct {
 var (
 	_ core.Configurable = (*TextCodec)(nil)
 	_ core.Suffixer     = (*TextCodec)(nil)
+	_ core.OptionLister = (*TextCodec)(nil)
 )
+
+// OptionDocs lists the options WithOptions takes.
+func (c *TextCodec) OptionDocs() []core.OptionDoc { return optionDocs }
 
 // NewTextCodec returns the codec with the given options, which may include
 // Wrap, Newline and SkipGarbage. It panics when they contradict each other.
