@@ -102,6 +102,9 @@ func run(args []string, in io.Reader, out, errOut io.Writer, reg *core.Registry)
 	}
 	fmt.Fprintf(errOut, "b14fs: %v\n", err)
 	var ue usageError
+	if errors.Is(err, errBinaryToTerminal) {
+		return exitUsage // the message says what to do
+	}
 	if errors.As(err, &ue) || errors.Is(err, transform.ErrSpec) {
 		fmt.Fprintln(errOut, "Run 'b14fs --help' for usage.")
 		return exitUsage
