@@ -70,6 +70,8 @@ func TestScripts(t *testing.T) {
 				return err == nil, err
 			case "fuse":
 				return fuseAvailable(), nil
+			case "pty":
+				return ptyAvailable(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

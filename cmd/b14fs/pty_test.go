@@ -88,6 +88,17 @@ func ptyCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// ptyAvailable reports whether this machine can open pseudo-terminals.
+func ptyAvailable() bool {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		return false
+	}
+	ptmx.Close()
+	tty.Close()
+	return true
+}
+
 // lookPath finds prog in the script's $PATH.
 func lookPath(ts *testscript.TestScript, prog string) (string, error) {
 	if strings.Contains(prog, "/") {

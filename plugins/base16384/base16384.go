@@ -18,12 +18,23 @@
 // # Options
 //
 // An Encoding, made by New with typed Options (UTF8, BOM, Strict,
-// Checksum), encodes and decodes whole buffers in the style of
-// encoding/base64: Encode, AppendEncode, Decode, AppendDecode and the
-// length methods. StdEncoding is the reference encoding the package
-// functions use. NewCodec(opts...) is the same configuration as a
-// core.Codec, for streams and chains; the chain options (form=utf8,
-// bom=true, strict=true, checksum=true) map onto the same Options.
+// Checksum, and for text Wrap, Newline and SkipGarbage), encodes and
+// decodes whole buffers in the style of encoding/base64: Encode,
+// AppendEncode, Decode, AppendDecode and the length methods. StdEncoding
+// is the reference encoding the package functions use. NewCodec(opts...)
+// is the same configuration as a core.Codec, for streams and chains, and
+// NewTextCodec(opts...) the one for text with line breaks, which has no
+// fixed-size blocks; the chain options (form=utf8, bom=true, strict=true,
+// checksum=true, wrap=N, newline=true, garbage=skip) map onto the same
+// Options.
+//
+// # Text
+//
+// Decoding skips line breaks (CR, LF) between the units of the UTF-8 form,
+// and with SkipGarbage every other byte that starts no unit of the
+// alphabet; Strict skips nothing. Nothing is skipped in the raw form.
+// Encoding writes line breaks only when asked (Wrap, Newline): the
+// defaults give the reference's bytes.
 //
 // # Streams
 //
