@@ -10,7 +10,8 @@ import (
 
 // A source is the decoded content of a stored file, read at any offset.
 //
-// For a core.BlockCodec, the size comes from the layout. When its blocks are
+// For a core.BlockCodec, the size comes from the layout (unless the stream
+// has none: core.ErrNoLayout). When its blocks are
 // independent, ReadAt decodes only the blocks it needs and takes no lock but
 // the base file's, so concurrent ReadAt calls proceed in parallel. Other
 // codecs decode from the start of the file; a read that continues where the
@@ -53,10 +54,15 @@ func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
 	}
 	if bc, ok := c.codec.(core.BlockCodec); ok {
 		l, err := bc.Layout(s.at, size)
-		if err != nil {
+		switch {
+		case errors.Is(err, core.ErrNoLayout):
+			// A stream without its blocks where they belong, such as text
+			// with line breaks: decoded from its start, as other codecs'.
+		case err != nil:
 			return nil, err
+		default:
+			s.layout, s.size, s.blocks = &l, l.Size, l.Independent
 		}
-		s.layout, s.size, s.blocks = &l, l.Size, l.Independent
 	}
 	return s, nil
 }

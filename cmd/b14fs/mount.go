@@ -62,6 +62,7 @@ MOUNTPOINT is unmounted (fusermount3 -u).`,
 	cmd.Flags().StringVar(&ext, "ext", "", "show stored `.STORED=.SHOWN` names with the extension replaced")
 	cmd.Flags().BoolVar(&showAll, "show-all", false, "show the other files of DIR too, as they are")
 	cmd.Flags().BoolVarP(&writable, "writable", "w", false, "let programs write: files are stored encoded")
+	registerCompletions(cmd, reg)
 	return cmd
 }
 

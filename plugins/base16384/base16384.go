@@ -18,12 +18,23 @@
 // # Options
 //
 // An Encoding, made by New with typed Options (UTF8, BOM, Strict,
-// Checksum), encodes and decodes whole buffers in the style of
-// encoding/base64: Encode, AppendEncode, Decode, AppendDecode and the
-// length methods. StdEncoding is the reference encoding the package
-// functions use. NewCodec(opts...) is the same configuration as a
-// core.Codec, for streams and chains; the chain options (form=utf8,
-// bom=true, strict=true, checksum=true) map onto the same Options.
+// Checksum, and for text Wrap, Newline and SkipGarbage), encodes and
+// decodes whole buffers in the style of encoding/base64: Encode,
+// AppendEncode, Decode, AppendDecode and the length methods. StdEncoding
+// is the reference encoding the package functions use. NewCodec(opts...)
+// is the same configuration as a core.Codec, for streams and chains, and
+// NewTextCodec(opts...) the one for text with line breaks, which has no
+// fixed-size blocks; the chain options (form=utf8, bom=true, strict=true,
+// checksum=true, wrap=N, newline=true, garbage=skip) map onto the same
+// Options.
+//
+// # Text
+//
+// Decoding skips line breaks (CR, LF) between the units of the UTF-8 form,
+// and with SkipGarbage every other byte that starts no unit of the
+// alphabet; Strict skips nothing. Nothing is skipped in the raw form.
+// Encoding writes line breaks only when asked (Wrap, Newline): the
+// defaults give the reference's bytes.
 //
 // # Streams
 //
@@ -48,6 +59,7 @@ import (
 	"io"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 )
 
 // Name is the name the codec is registered under.
@@ -132,3 +144,8 @@ func AppendDecode(dst, src []byte) ([]byte, error) { return StdEncoding.AppendDe
 func dataError(offset int64, err error) error {
 	return &core.DataError{Codec: Name, Offset: offset, Err: err}
 }
+
+// Kernel returns the name of the block kernel encoding and decoding run on
+// this machine: "avx512vbmi", "avx2" or "neon" where the processor has
+// those instructions (and the purego build tag is not set), else "generic".
+func Kernel() string { return kernel.Name() }
