@@ -348,7 +348,7 @@ func (s *jsonScanner) longString(l *jsonLong, dst []byte, limit int) ([]byte, bo
 			j += 2
 			continue
 		}
-		return dst, false, s.fail(j, "control character %q in string", c)
+		return dst, false, s.fail(j, "control character %s in string", quoteByte(c))
 	}
 	end, cut := j, j
 	if l.badEsc < 0 {
