@@ -4,21 +4,17 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/mount"
-	"github.com/b14fs/b14fs/transform"
 )
 
 func newMountCommand(reg *core.Registry, std stdio) *cobra.Command {
-	var chain, suffix, ext string
-	var showAll, writable bool
+	var view viewFlags
 	cmd := &cobra.Command{
 		Use:   "mount [-c CHAIN] DIR MOUNTPOINT",
 		Short: "Mount DIR at MOUNTPOINT with its encoded files shown decoded (FUSE)",
@@ -32,36 +28,14 @@ MOUNTPOINT is unmounted (fusermount3 -u).`,
 			"  b14fs mount -c bencode --ext .torrent=.json ~/torrents /mnt/json",
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			codec, err := transform.New(reg, chain)
+			fsys, err := view.build(cmd, reg, afero.NewBasePathFs(afero.NewOsFs(), a[0]))
 			if err != nil {
 				return err
 			}
-			var opts []fsx.Option
-			switch {
-			case ext != "":
-				stored, shown, ok := strings.Cut(ext, "=")
-				if !ok {
-					return usageError{fmt.Errorf("--ext %q: want .STORED=.SHOWN", ext)}
-				}
-				opts = append(opts, fsx.WithExtension(stored, shown))
-			case cmd.Flags().Changed("suffix"):
-				opts = append(opts, fsx.WithSuffix(suffix))
-			}
-			if showAll {
-				opts = append(opts, fsx.ShowUnmapped())
-			}
-			fsys, err := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), a[0]), codec, opts...)
-			if err != nil {
-				return usageError{err}
-			}
-			return serveMount(std, a[0], a[1], fsys, writable)
+			return serveMount(std, a[0], a[1], fsys, view.writable)
 		},
 	}
-	cmd.Flags().StringVarP(&chain, "chain", "c", defaultChain, "the chain the files of DIR are encoded with")
-	cmd.Flags().StringVar(&suffix, "suffix", "", "the suffix of stored names (default: the codec's own, such as .b14)")
-	cmd.Flags().StringVar(&ext, "ext", "", "show stored `.STORED=.SHOWN` names with the extension replaced")
-	cmd.Flags().BoolVar(&showAll, "show-all", false, "show the other files of DIR too, as they are")
-	cmd.Flags().BoolVarP(&writable, "writable", "w", false, "let programs write: files are stored encoded")
+	view.add(cmd)
 	registerCompletions(cmd, reg)
 	return cmd
 }
