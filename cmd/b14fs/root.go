@@ -46,6 +46,7 @@ Encoding runs the stages left to right, decoding right to left.`,
 		newCodecCommand(reg, std, decodeDirection),
 		newCodecsCommand(reg, std),
 		newMountCommand(reg, std),
+		newServeCommand(reg, std),
 		newCompatCommand(std),
 	)
 	root.AddCommand(newTorrentCommand(reg, std))
