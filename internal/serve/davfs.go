@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/xml"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -18,6 +19,7 @@ import (
 type davFS struct {
 	fs       afero.Fs
 	writable bool
+	props    *deadProps
 }
 
 var errReadOnly = &fs.PathError{Op: "write", Path: "/", Err: fs.ErrPermission}
@@ -37,7 +39,7 @@ func (d davFS) OpenFile(_ context.Context, name string, flag int, perm os.FileMo
 	if err != nil {
 		return nil, err
 	}
-	return davFile{f}, nil
+	return davFile{File: f, name: clean(name), props: d.props}, nil
 }
 
 func (d davFS) RemoveAll(_ context.Context, name string) error {
@@ -47,14 +49,22 @@ func (d davFS) RemoveAll(_ context.Context, name string) error {
 	if clean(name) == "/" {
 		return &fs.PathError{Op: "removeall", Path: name, Err: fs.ErrPermission}
 	}
-	return d.fs.RemoveAll(clean(name))
+	if err := d.fs.RemoveAll(clean(name)); err != nil {
+		return err
+	}
+	d.props.remove(clean(name))
+	return nil
 }
 
 func (d davFS) Rename(_ context.Context, oldName, newName string) error {
 	if !d.writable {
 		return errReadOnly
 	}
-	return d.fs.Rename(clean(oldName), clean(newName))
+	if err := d.fs.Rename(clean(oldName), clean(newName)); err != nil {
+		return err
+	}
+	d.props.rename(clean(oldName), clean(newName))
+	return nil
 }
 
 func (d davFS) Stat(_ context.Context, name string) (os.FileInfo, error) {
@@ -70,7 +80,20 @@ func (d davFS) Stat(_ context.Context, name string) (os.FileInfo, error) {
 func clean(name string) string { return path.Clean("/" + name) }
 
 // davFile wraps an afero.File so that its FileInfos are infos.
-type davFile struct{ afero.File }
+// It holds the file's dead properties.
+type davFile struct {
+	afero.File
+	name  string
+	props *deadProps
+}
+
+func (f davFile) DeadProps() (map[xml.Name]webdav.Property, error) {
+	return f.props.get(f.name), nil
+}
+
+func (f davFile) Patch(patches []webdav.Proppatch) ([]webdav.Propstat, error) {
+	return f.props.patch(f.name, patches), nil
+}
 
 func (f davFile) Stat() (os.FileInfo, error) {
 	fi, err := f.File.Stat()

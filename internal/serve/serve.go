@@ -53,7 +53,7 @@ var writeMethods = map[string]bool{
 func Handler(fsys afero.Fs, opts Options) http.Handler {
 	h := &handler{opts: opts}
 	h.dav = &webdav.Handler{
-		FileSystem: davFS{fs: fsys, writable: opts.Writable},
+		FileSystem: davFS{fs: fsys, writable: opts.Writable, props: newDeadProps()},
 		LockSystem: webdav.NewMemLS(),
 		Logger:     h.logError,
 	}
