@@ -156,6 +156,9 @@ func checkPath(u *url.URL) error {
 		return errBadPath
 	}
 	p := u.Path
+	if p == "" {
+		p = "/"
+	}
 	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") {
 		return errBadPath
 	}
