@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -122,50 +121,25 @@ func readPassword(file string) (string, error) {
 // runServer serves h on addr until SIGINT or SIGTERM, then lets the
 // requests in flight finish.
 func runServer(std stdio, dir, addr string, h http.Handler, tlsCert, tlsKey, urlFile string) error {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	ln, err := net.Listen("tcp", addr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var urlErr error
+	err := serve.Server{
+		Addr: addr, TLSCert: tlsCert, TLSKey: tlsKey, Handler: h,
+		Ready: func(url string) {
+			fmt.Fprintf(std.err, "b14fs: serving %s at %s; Ctrl-C or SIGTERM stops\n", dir, url)
+			if urlFile != "" {
+				if urlErr = os.WriteFile(urlFile, []byte(url+"\n"), 0o644); urlErr != nil {
+					stop()
+				}
+			}
+		},
+	}.Run(ctx)
+	if urlErr != nil {
+		return urlErr
+	}
 	if err != nil {
 		return err
-	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    serve.MaxHeaderBytes,
-	}
-	scheme := "http"
-	if tlsCert != "" {
-		scheme = "https"
-	}
-	url := fmt.Sprintf("%s://%s/", scheme, ln.Addr())
-	done := make(chan error, 1)
-	go func() {
-		if tlsCert != "" {
-			done <- srv.ServeTLS(ln, tlsCert, tlsKey)
-		} else {
-			done <- srv.Serve(ln)
-		}
-	}()
-	fmt.Fprintf(std.err, "b14fs: serving %s at %s; Ctrl-C or SIGTERM stops\n", dir, url)
-	if urlFile != "" {
-		if err := os.WriteFile(urlFile, []byte(url+"\n"), 0o644); err != nil {
-			srv.Close()
-			return err
-		}
-	}
-	select {
-	case err := <-done:
-		return err
-	case <-sig:
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err = srv.Shutdown(ctx)
-	<-done
-	if err != nil {
-		return fmt.Errorf("stopping: %w", err)
 	}
 	fmt.Fprintf(std.err, "b14fs: stopped serving %s\n", dir)
 	return nil
