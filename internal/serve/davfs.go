@@ -39,7 +39,7 @@ func (d davFS) OpenFile(_ context.Context, name string, flag int, perm os.FileMo
 	if err != nil {
 		return nil, err
 	}
-	return davFile{File: f, name: clean(name), props: d.props}, nil
+	return davFile{File: f, fs: d.fs, name: clean(name), props: d.props}, nil
 }
 
 func (d davFS) RemoveAll(_ context.Context, name string) error {
@@ -83,6 +83,7 @@ func clean(name string) string { return path.Clean("/" + name) }
 // It holds the file's dead properties.
 type davFile struct {
 	afero.File
+	fs    afero.Fs
 	name  string
 	props *deadProps
 }
@@ -103,10 +104,20 @@ func (f davFile) Stat() (os.FileInfo, error) {
 	return info{fi}, nil
 }
 
+// Readdir lists the directory: the shown names, each with what Stat gives
+// for it. An entry that cannot be stated (a symbolic link out of the served
+// tree or to nothing, a file whose size cannot be decoded) is left out, so
+// that it does not break the listing of its directory; a GET of it gets
+// the error.
 func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
-	fis, err := f.File.Readdir(n)
-	for i, fi := range fis {
-		fis[i] = info{fi}
+	names, err := f.File.Readdirnames(n)
+	fis := make([]os.FileInfo, 0, len(names))
+	for _, name := range names {
+		fi, err := f.fs.Stat(path.Join(f.name, name))
+		if err != nil {
+			continue
+		}
+		fis = append(fis, info{fi})
 	}
 	return fis, err
 }

@@ -276,7 +276,14 @@ func TestTraversal(t *testing.T) {
 			t.Errorf("PUT %s: %s", p, resp.Status)
 		}
 	}
-	resp, _ := do(t, "MOVE", srv.URL+"/sub/notes.txt", nil, "Destination", srv.URL+"/relout/x.txt")
+	// The links out do not break the listing of their directory, and
+	// are not in it.
+	resp, data := do(t, "PROPFIND", srv.URL+"/", nil, "Depth", "1")
+	if resp.StatusCode != http.StatusMultiStatus || !strings.HasSuffix(strings.TrimSpace(string(data)), "</D:multistatus>") ||
+		!strings.Contains(string(data), "<D:href>/big.bin</D:href>") || strings.Contains(string(data), "link") || strings.Contains(string(data), "out") {
+		t.Errorf("PROPFIND with links out: %s\n%s", resp.Status, data)
+	}
+	resp, _ = do(t, "MOVE", srv.URL+"/sub/notes.txt", nil, "Destination", srv.URL+"/relout/x.txt")
 	if resp.StatusCode < 400 {
 		t.Errorf("MOVE into a link out: %s", resp.Status)
 	}
