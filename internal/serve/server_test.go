@@ -127,3 +127,24 @@ func TestTLS(t *testing.T) {
 		t.Errorf("Run: %v", err)
 	}
 }
+
+// TestHeaderLimit checks that headers beyond MaxHeaderBytes are refused.
+func TestHeaderLimit(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	url, done := start(t, ctx, Server{Handler: h})
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("X-Big", strings.Repeat("x", 2*MaxHeaderBytes))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("%d KiB of headers: %s, want 431", 2*MaxHeaderBytes>>10, resp.Status)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	cancel()
+	<-done
+}
