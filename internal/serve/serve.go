@@ -112,6 +112,9 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read-only: serve with -w to write", http.StatusMethodNotAllowed)
 		return
 	}
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.serveIndex(w, r) {
+		return
+	}
 	switch {
 	case r.Method == http.MethodPut:
 		if h.opts.MaxUpload > 0 {

@@ -176,6 +176,22 @@ func TestPropfind(t *testing.T) {
 	}
 }
 
+func TestIndex(t *testing.T) {
+	srv, dir, _, _ := setup(t, Options{})
+	os.WriteFile(filepath.Join(dir, "sub", "<b>&.txt.b14"), nil, 0o644)
+	resp, data := do(t, "GET", srv.URL+"/sub/", nil)
+	body := string(data)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(body, `<a href="./notes.txt">notes.txt</a>  11`) ||
+		!strings.Contains(body, `<a href="./%3Cb%3E&amp;.txt">&lt;b&gt;&amp;.txt</a>  0`) || strings.Contains(body, ".b14") {
+		t.Errorf("GET /sub/: %s\n%s", resp.Status, body)
+	}
+	resp, _ = do(t, "GET", srv.URL+"/sub", nil)
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/sub/" {
+		t.Errorf("GET /sub: %s at %s, want a redirect to /sub/", resp.Status, resp.Request.URL.Path)
+	}
+}
+
 func TestReadOnly(t *testing.T) {
 	srv, dir, _, _ := setup(t, Options{})
 	for _, m := range []string{"PUT", "DELETE", "MKCOL", "PROPPATCH", "LOCK", "MOVE", "COPY"} {
