@@ -122,6 +122,16 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case r.Body != nil:
 		r.Body = http.MaxBytesReader(w, r.Body, MaxXMLBody)
+		if r.Method == "PROPFIND" || r.Method == "PROPPATCH" {
+			if status, err := checkXMLBody(r); err != nil {
+				http.Error(w, err.Error(), status)
+				return
+			}
+		}
+	}
+	if !h.checkIfETags(r) {
+		http.Error(w, "If: no list of conditions holds", http.StatusPreconditionFailed)
+		return
 	}
 	h.dav.ServeHTTP(w, r)
 }
