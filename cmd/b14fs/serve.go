@@ -84,7 +84,7 @@ flight (for up to 30 seconds) and exits 0.`,
 				log = nil
 			}
 			h := serve.Handler(fsys, serve.Options{Writable: view.writable, User: user, Password: password, MaxUpload: maxUpload, Log: log})
-			return runServer(std, dir, addr, h, tlsCert, tlsKey, urlFile)
+			return runServer(std, dir, addr, h, password != "", tlsCert, tlsKey, urlFile)
 		},
 	}
 	view.add(cmd)
@@ -120,12 +120,12 @@ func readPassword(file string) (string, error) {
 
 // runServer serves h on addr until SIGINT or SIGTERM, then lets the
 // requests in flight finish.
-func runServer(std stdio, dir, addr string, h http.Handler, tlsCert, tlsKey, urlFile string) error {
+func runServer(std stdio, dir, addr string, h http.Handler, authenticated bool, tlsCert, tlsKey, urlFile string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var urlErr error
 	err := serve.Server{
-		Addr: addr, TLSCert: tlsCert, TLSKey: tlsKey, Handler: h,
+		Addr: addr, TLSCert: tlsCert, TLSKey: tlsKey, Handler: h, LoopbackOnly: !authenticated,
 		Ready: func(url string) {
 			fmt.Fprintf(std.err, "b14fs: serving %s at %s; Ctrl-C or SIGTERM stops\n", dir, url)
 			if urlFile != "" {

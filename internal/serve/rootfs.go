@@ -35,7 +35,7 @@ func (r *RootFs) Close() error { return r.root.Close() }
 // rel turns an afero name ("/a/b", "a/b", "/") into one relative to the
 // root ("a/b", ".").
 func rel(name string) string {
-	name = strings.TrimLeft(path.Clean("/"+strings.ReplaceAll(name, `\`, "/")), "/")
+	name = strings.TrimLeft(path.Clean("/"+name), "/")
 	if name == "" {
 		return "."
 	}

@@ -20,6 +20,9 @@ type Server struct {
 	Handler         http.Handler
 	ShutdownTimeout time.Duration    // 0: ShutdownTimeout
 	Ready           func(url string) // called once listening, with the server's URL
+	// LoopbackOnly makes Run refuse to serve when the address it bound is
+	// not a loopback address (a check after the name in Addr is resolved).
+	LoopbackOnly bool
 }
 
 // Run listens on s.Addr and serves s.Handler until ctx is done, then stops
@@ -46,6 +49,12 @@ func (s Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.LoopbackOnly {
+		if err := checkLoopback(ln.Addr()); err != nil {
+			ln.Close()
+			return fmt.Errorf("%s: %w", s.Addr, err)
+		}
+	}
 	done := make(chan error, 1)
 	go func() {
 		if srv.TLSConfig != nil {
@@ -71,4 +80,12 @@ func (s Server) Run(ctx context.Context) error {
 	err = srv.Shutdown(sctx)
 	<-done
 	return err
+}
+
+// checkLoopback returns an error unless a is a loopback TCP address.
+func checkLoopback(a net.Addr) error {
+	if t, ok := a.(*net.TCPAddr); ok && t.IP.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("bound %s, which is not a loopback address", a)
 }

@@ -148,3 +148,30 @@ func TestHeaderLimit(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestLoopbackOnly checks the test Run makes of the address it bound
+// (tests bind nothing but 127.0.0.1, so it is checked on addresses made
+// up).
+func TestLoopbackOnly(t *testing.T) {
+	for _, c := range []struct {
+		addr net.Addr
+		ok   bool
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}, true},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 1}, true},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 1}, false},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 1}, false},
+		{&net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1}, false},
+		{&net.UnixAddr{Name: "x", Net: "unix"}, false},
+	} {
+		if err := checkLoopback(c.addr); (err == nil) != c.ok {
+			t.Errorf("checkLoopback(%v) = %v", c.addr, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, done := start(t, ctx, Server{Handler: http.NotFoundHandler(), LoopbackOnly: true})
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run on 127.0.0.1 with LoopbackOnly: %v", err)
+	}
+}
