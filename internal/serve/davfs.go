@@ -31,9 +31,12 @@ func (d davFS) Mkdir(_ context.Context, name string, perm os.FileMode) error {
 	return d.fs.Mkdir(clean(name), perm)
 }
 
-func (d davFS) OpenFile(_ context.Context, name string, flag int, perm os.FileMode) (webdav.File, error) {
+func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.FileMode) (webdav.File, error) {
 	if !d.writable && flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0 {
 		return nil, errReadOnly
+	}
+	if b, ok := ctx.Value(putKey{}).(*putBody); ok && flag&os.O_TRUNC != 0 {
+		return d.openStaging(clean(name), b, perm)
 	}
 	f, err := d.fs.OpenFile(clean(name), flag, perm)
 	if err != nil {
@@ -113,6 +116,9 @@ func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
 	names, err := f.File.Readdirnames(n)
 	fis := make([]os.FileInfo, 0, len(names))
 	for _, name := range names {
+		if isStaging(name) {
+			continue
+		}
 		fi, err := f.fs.Stat(path.Join(f.name, name))
 		if err != nil {
 			continue

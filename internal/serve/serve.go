@@ -120,6 +120,9 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		if h.opts.MaxUpload > 0 {
 			r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxUpload)
 		}
+		body := &putBody{ReadCloser: r.Body}
+		r.Body = body
+		r = r.WithContext(withPutBody(r.Context(), body))
 	case r.Body != nil:
 		r.Body = http.MaxBytesReader(w, r.Body, MaxXMLBody)
 		if r.Method == "PROPFIND" || r.Method == "PROPPATCH" {
@@ -158,7 +161,7 @@ func (h *handler) logError(r *http.Request, err error) {
 }
 
 // errBadPath is what checkPath returns.
-var errBadPath = errors.New("bad path: no '..' or '.' segments, encoded slashes, backslashes or NUL bytes")
+var errBadPath = errors.New("bad path: no '..' or '.' segments, encoded slashes, backslashes, NUL bytes or names of staging files")
 
 // checkPath refuses a URL path that could mean something else to another
 // layer: dot segments (even percent-encoded), encoded slashes or
@@ -176,7 +179,7 @@ func checkPath(u *url.URL) error {
 		return errBadPath
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." || seg == "." {
+		if seg == ".." || seg == "." || isStaging(seg) {
 			return errBadPath
 		}
 	}
