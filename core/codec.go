@@ -11,10 +11,18 @@ import "io"
 // A Codec turns plain data into its encoded form and back, as streams.
 //
 // Every Codec makes encoders and decoders in both forms that chains need:
-// pull (wrapping an io.Reader) and push (wrapping an io.Writer). A push
-// stream's Close flushes whatever the codec still holds and reports bad or
-// truncated data; it never closes the underlying writer, as compress/gzip
-// does not.
+// pull (wrapping an io.Reader) and push (wrapping an io.Writer). Whoever
+// opens a stream closes it:
+//
+//   - A pull stream's Close releases what the stream holds (buffers,
+//     goroutines, a plugin's connection), whether or not it was read to the
+//     end, as archive/zip's decompressors and zstd's Decoder do.
+//   - A push stream's Close flushes whatever the codec still holds and
+//     reports bad or truncated data.
+//
+// Neither Close closes the underlying reader or writer, as compress/gzip's
+// do not. After Close, Read and Write return an error matching ErrClosed,
+// and Close returns nil again.
 //
 // Errors about the data itself are *DataError values naming the codec and the
 // byte offset, in the codec's input, where the data went wrong.
@@ -26,9 +34,11 @@ type Codec interface {
 	Name() string
 
 	// NewEncodeReader returns a reader whose content is the encoding of r's.
-	NewEncodeReader(r io.Reader) io.Reader
+	// Close releases it; it does not close r.
+	NewEncodeReader(r io.Reader) io.ReadCloser
 	// NewDecodeReader returns a reader whose content is the decoding of r's.
-	NewDecodeReader(r io.Reader) io.Reader
+	// Close releases it; it does not close r.
+	NewDecodeReader(r io.Reader) io.ReadCloser
 	// NewEncodeWriter returns a writer that encodes what is written to it
 	// into w. Close flushes the tail; it does not close w.
 	NewEncodeWriter(w io.Writer) io.WriteCloser
@@ -72,7 +82,15 @@ type Suffixer interface {
 // fixed-size blocks, each of which decodes on its own to a fixed number of
 // plain bytes (the last block may be shorter). This lets sizes and offsets map
 // between the plain and the encoded form in O(1), so a filesystem can report
-// decoded sizes and read at any offset without decoding a whole file.
+// decoded sizes and read at any offset without decoding a whole file: a
+// decoder started at the first byte of any block decodes the rest of the
+// stream.
+//
+// What a filesystem needs to know to change such a stream in place is
+// declared, never found out by experiment: the header the codec writes, its
+// form, and whether its blocks are encoded independently (Layout). The
+// conformance suite in core/codectest checks every declaration against real
+// encodings.
 type BlockCodec interface {
 	Codec
 	// Layout inspects a stored encoded stream of the given size (reading
@@ -80,6 +98,10 @@ type BlockCodec interface {
 	// returns how it maps to plain data. It returns a *DataError when the
 	// stream cannot be a valid encoding.
 	Layout(r io.ReaderAt, size int64) (Layout, error)
+	// WriteLayout returns the layout of the streams this codec writes, with
+	// Size 0: the header it writes first, its block sizes, its form, and
+	// whether its blocks are independent.
+	WriteLayout() Layout
 	// EncodedLen returns the encoded size of n plain bytes, without any
 	// header the codec may write.
 	EncodedLen(n int64) int64
@@ -91,6 +113,19 @@ type Layout struct {
 	PlainBlock   int   // plain bytes in each full block
 	EncodedBlock int   // encoded bytes in each full block
 	Size         int64 // the decoded size of the whole stream
+
+	// Form names the variant of the encoding, such as base16384's
+	// "utf16be" or "utf8+bom". Streams of one form have the same header and
+	// block sizes, so blocks encoded by any codec value of that form fit
+	// into any stream of that form. Options that change the bytes written
+	// change the form.
+	Form string
+	// Independent reports that each block's encoding depends on its own
+	// plain bytes alone (and on its being the last block or not), so that
+	// the tail of a stream can be re-encoded without the blocks before it:
+	// appended to or rewritten in place. A running checksum makes blocks
+	// dependent.
+	Independent bool
 }
 
 // EncodedOffset returns the offset in the encoded stream of the block that

@@ -14,8 +14,8 @@ import (
 type named string
 
 func (n named) Name() string                             { return string(n) }
-func (named) NewEncodeReader(r io.Reader) io.Reader      { return r }
-func (named) NewDecodeReader(r io.Reader) io.Reader      { return r }
+func (named) NewEncodeReader(r io.Reader) io.ReadCloser  { return io.NopCloser(r) }
+func (named) NewDecodeReader(r io.Reader) io.ReadCloser  { return io.NopCloser(r) }
 func (named) NewEncodeWriter(w io.Writer) io.WriteCloser { return nopCloser{w} }
 func (named) NewDecodeWriter(w io.Writer) io.WriteCloser { return nopCloser{w} }
 

@@ -18,6 +18,13 @@ var (
 	// ErrBadOptionValue is wrapped by an *OptionError for a value a codec
 	// cannot use.
 	ErrBadOptionValue = errors.New("bad option value")
+	// ErrClosed is returned by Read and Write on a stream after its Close.
+	ErrClosed = errors.New("use of closed stream")
+	// ErrNoLayout is matched by the error a BlockCodec's Layout returns for
+	// a stream that may well decode but whose blocks are not where their
+	// sizes say, such as text with line breaks between its blocks: callers
+	// decode it from its start instead.
+	ErrNoLayout = errors.New("no block layout")
 )
 
 // A DataError reports input a codec cannot decode (or encode, for codecs

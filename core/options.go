@@ -60,3 +60,17 @@ func (opt Option) OneOf(codec string, allowed ...string) error {
 	return &OptionError{Codec: codec, Key: opt.Key, Value: opt.Value,
 		Err: fmt.Errorf("%w: want one of %s", ErrBadOptionValue, strings.Join(allowed, ", "))}
 }
+
+// An OptionDoc describes one option a Configurable codec takes, for help
+// and shell completion.
+type OptionDoc struct {
+	Key    string
+	Values []string // the values it takes when they are few, such as "true" and "false"; nil otherwise
+	Usage  string   // one line: what it does
+}
+
+// An OptionLister is a Configurable codec that lists the options it takes.
+type OptionLister interface {
+	Configurable
+	OptionDocs() []OptionDoc
+}

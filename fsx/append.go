@@ -12,11 +12,11 @@ import (
 )
 
 // appendEdit holds data appended to a non-empty file stored by a
-// core.BlockCodec. Its commit rewrites only the stored file's last, partial
-// block (and whatever trailer follows it): it encodes that block's plain
-// bytes followed by the appended data, and writes the result in place.
-// Blocks decode on their own, so the encoding of data that starts at a block
-// boundary is the tail of the encoding of the whole.
+// core.BlockCodec whose blocks are independent. Its commit rewrites only the
+// stored file's last, partial block (and whatever trailer follows it): it
+// encodes that block's plain bytes followed by the appended data, and writes
+// the result in place. The encoding of data that starts at a block boundary
+// is then the tail of the encoding of the whole.
 type appendEdit struct {
 	f       *file
 	codec   core.BlockCodec
@@ -25,51 +25,29 @@ type appendEdit struct {
 }
 
 // newAppendEdit returns an appendEdit for f, or false when f's codec cannot
-// append in place: it is not a core.BlockCodec, or its encoding of a block
-// depends on the blocks before (as a running checksum does).
+// append in place: it is not a core.BlockCodec, or it declares blocks whose
+// encoding depends on the blocks before (as a running checksum does).
 func (f *file) newAppendEdit() (*appendEdit, bool) {
 	bc, ok := f.fsys.codec.(core.BlockCodec)
-	if !ok || f.src.layout == nil || !f.fsys.encodesBlocksAlone(bc, *f.src.layout) {
+	if !ok || f.src.layout == nil || !bc.WriteLayout().Independent {
 		return nil, false
 	}
 	return &appendEdit{f: f, codec: bc, srcSize: f.src.layout.Size}, true
 }
 
-// encodesBlocksAlone reports whether bc encodes a block the same whatever
-// comes before it, by encoding two streams that differ only in their first
-// block. The answer is found once per Fs.
-func (f *Fs) encodesBlocksAlone(bc core.BlockCodec, l core.Layout) bool {
-	f.probe.Do(func() {
-		a := make([]byte, l.PlainBlock+l.PlainBlock/2+1)
-		b := bytes.Clone(a)
-		for i := range l.PlainBlock {
-			b[i] = 0xFF
-		}
-		ea, okA, errA := encodeBlocks(bc, a)
-		eb, okB, errB := encodeBlocks(bc, b)
-		f.blocksAlone = okA && okB && errA == nil && errB == nil && len(ea) == len(eb) &&
-			len(ea) > l.EncodedBlock && bytes.Equal(ea[l.EncodedBlock:], eb[l.EncodedBlock:])
-	})
-	return f.blocksAlone
-}
-
 // encodeBlocks returns the encoding of p by bc without the header the codec
-// may write first, or false when the output is shorter than bc.EncodedLen
-// says.
-func encodeBlocks(bc core.BlockCodec, p []byte) ([]byte, bool, error) {
+// writes first.
+func encodeBlocks(bc core.BlockCodec, p []byte) ([]byte, error) {
 	var b bytes.Buffer
 	w := bc.NewEncodeWriter(&b)
 	if _, err := w.Write(p); err != nil {
-		return nil, false, err
+		w.Close()
+		return nil, err
 	}
 	if err := w.Close(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	header := int64(b.Len()) - bc.EncodedLen(int64(len(p)))
-	if header < 0 {
-		return nil, false, nil
-	}
-	return b.Bytes()[header:], true, nil
+	return b.Bytes()[bc.WriteLayout().Header:], nil
 }
 
 func (a *appendEdit) size() (int64, error) {
@@ -126,8 +104,9 @@ func (a *appendEdit) commit() error {
 }
 
 // appendTo appends the data in place to the stored file bf, or rewrites it
-// whole through a temporary file when the codec would encode its blocks
-// differently (another text form) or it is empty.
+// whole through a temporary file when it is empty or of another form than
+// the codec writes (base16384's UTF-8 form, appended to by a codec writing
+// UTF-16BE), or its blocks are not independent.
 func (a *appendEdit) appendTo(bf afero.File) error {
 	info, err := bf.Stat()
 	if err != nil {
@@ -138,7 +117,7 @@ func (a *appendEdit) appendTo(bf afero.File) error {
 		return err
 	}
 	l := src.layout
-	if l == nil || a.codec.EncodedLen(int64(l.PlainBlock)) != int64(l.EncodedBlock) {
+	if l == nil || !l.Independent || l.Form != a.codec.WriteLayout().Form {
 		return a.rewrite(src)
 	}
 	full := l.Size / int64(l.PlainBlock) * int64(l.PlainBlock)
@@ -148,14 +127,11 @@ func (a *appendEdit) appendTo(bf afero.File) error {
 			return err
 		}
 	}
-	encoded, ok, err := encodeBlocks(a.codec, append(tail, a.pending...))
+	encoded, err := encodeBlocks(a.codec, append(tail, a.pending...))
 	if err != nil {
 		return err
 	}
 	tailOff, _ := l.EncodedOffset(full)
-	if !ok || tailOff+int64(len(encoded)) != l.Header+a.codec.EncodedLen(l.Size+int64(len(a.pending))) {
-		return a.rewrite(src)
-	}
 	return writeTail(bf, encoded, tailOff, info.Size())
 }
 

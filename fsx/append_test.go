@@ -50,7 +50,7 @@ func TestAppendStored(t *testing.T) {
 	} {
 		for n := range 16 {
 			base := afero.NewMemMapFs()
-			fsys := fsx.New(base, c, fsx.WithSuffix(".enc"))
+			fsys := newFs(t, base, c, fsx.WithSuffix(".enc"))
 			want := randomBytes(n, 1)
 			mustWrite(t, fsys, "x", want)
 			for add := range 5 {
@@ -89,7 +89,7 @@ func TestAppendTail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		base := &countingFs{Fs: afero.NewMemMapFs()}
-		fsys := fsx.New(base, tt.codec)
+		fsys := newFs(t, base, tt.codec)
 		old := randomBytes(100000, 1)
 		mustWrite(t, fsys, "x", old)
 		base.written.Store(0)
@@ -158,8 +158,8 @@ func TestAppendRead(t *testing.T) {
 // stored file's: the file is rewritten whole, in the codec's form.
 func TestAppendOtherForm(t *testing.T) {
 	base := afero.NewMemMapFs()
-	utf8 := fsx.New(base, base16384Codec("form=utf8"))
-	raw := fsx.New(base, base16384.NewCodec())
+	utf8 := newFs(t, base, base16384Codec("form=utf8"))
+	raw := newFs(t, base, base16384.NewCodec())
 	mustWrite(t, utf8, "x", []byte("0123456789"))
 	f, err := raw.OpenFile("x", os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {

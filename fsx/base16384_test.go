@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
@@ -22,7 +22,7 @@ func TestBadDataOffset(t *testing.T) {
 	stored[bad], stored[bad+1] = 0, 0 // not a base16384 unit
 	base := afero.NewMemMapFs()
 	mustWrite(t, base, "x.b14", stored)
-	fsys := fsx.New(base, c)
+	fsys := newFs(t, base, c)
 	f, err := fsys.Open("x")
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stored []byte) {
 		base := afero.NewMemMapFs()
 		mustWrite(t, base, "x.b14", stored)
-		fsys := fsx.New(base, c)
+		fsys := newFs(t, base, c)
 		want, werr := decode(c, stored)
 		got, err := afero.ReadFile(fsys, "x")
 		if (werr == nil) != (err == nil) || err == nil && !bytes.Equal(got, want) {
@@ -90,4 +90,57 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTextWithLineBreaks reads base16384 text with line breaks: a trailing
+// one keeps the O(1) layout, others leave the stream without one, and fsx
+// decodes it from its start; either way it reads the right data at any
+// offset, and appends rewrite it whole.
+func TestTextWithLineBreaks(t *testing.T) {
+	plain := randomBytes(5000, 7)
+	text := []byte(base16384.EncodeToString(plain))
+	wrapped := encode(base16384Codec("form=utf8", "wrap=38", "newline=true"), plain)
+	for _, tc := range []struct {
+		name   string
+		stored []byte
+	}{
+		{"trailing LF", append(bytes.Clone(text), '\n')},
+		{"trailing CRLF", append(bytes.Clone(text), '\r', '\n')},
+		// 3 line breaks: the length alone looks like that of whole units.
+		{"breaks that keep the length", bytes.Join([][]byte{text[:300], text[300:600], text[600:900], text[900:]}, []byte("\n"))},
+		{"wrapped", wrapped},
+	} {
+		base := afero.NewMemMapFs()
+		mustWrite(t, base, "x.b14", tc.stored)
+		fsys := newFs(t, base, base16384.NewCodec())
+		fi, err := fsys.Stat("x")
+		if err != nil || fi.Size() != int64(len(plain)) {
+			t.Errorf("%s: Stat: %v, %v; want size %d", tc.name, fi, err, len(plain))
+			continue
+		}
+		f, err := fsys.Open("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, off := range []int64{0, 1, 700, 2000, 4990} {
+			got := make([]byte, 10)
+			if n, err := f.ReadAt(got, off); err != nil || !bytes.Equal(got[:n], plain[off:off+10]) {
+				t.Errorf("%s: ReadAt(10, %d) = %q, %v; want %q", tc.name, off, got[:n], err, plain[off:off+10])
+			}
+		}
+		f.Close()
+		f, err = fsys.OpenFile("x", os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte("more")); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, fsys, "x"); !bytes.Equal(got, append(bytes.Clone(plain), "more"...)) {
+			t.Errorf("%s: after an append: %d bytes, not the data and the appended bytes", tc.name, len(got))
+		}
+	}
 }

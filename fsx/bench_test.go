@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
@@ -76,7 +75,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 	for _, base := range benchBases(b) {
 		mustWrite(b, base.fs, "x.b14", encode(c, randomBytes(seqSize, 1)))
-		fsys := fsx.New(base.fs, c)
+		fsys := newFs(b, base.fs, c)
 		b.Run(base.name+"/codec", func(b *testing.B) {
 			read(b, func() (io.Reader, io.Closer, error) {
 				f, err := base.fs.Open("x.b14")
@@ -130,7 +129,7 @@ func BenchmarkWrite(b *testing.B) {
 				return enc, closers{enc, f}, nil
 			})
 		})
-		fsys := fsx.New(base.fs, c)
+		fsys := newFs(b, base.fs, c)
 		b.Run(base.name+"/fsx", func(b *testing.B) {
 			write(b, func() (io.Writer, io.Closer, error) {
 				f, err := fsys.Create("x")
@@ -167,7 +166,7 @@ func bigBase(b *testing.B, c core.Codec) afero.Fs {
 		if bigFile.err != nil {
 			return
 		}
-		fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), bigFile.dir), c)
+		fsys := newFs(b, afero.NewBasePathFs(afero.NewOsFs(), bigFile.dir), c)
 		f, err := fsys.Create("big")
 		if err != nil {
 			bigFile.err = err
@@ -200,7 +199,7 @@ func TestMain(m *testing.M) {
 func BenchmarkReadAt(b *testing.B) {
 	c := base16384.NewCodec()
 	base := bigBase(b, c)
-	fsys := fsx.New(base, c)
+	fsys := newFs(b, base, c)
 	f, err := fsys.Open("big")
 	if err != nil {
 		b.Fatal(err)

@@ -25,15 +25,25 @@ func (b64) Suffix() string { return ".b64" }
 
 func (c b64) EncodedLen(n int64) int64 { return (n + 2) / 3 * 4 }
 
+// layout returns the layout of a stream with or without the header.
+func (b64) layout(header bool) core.Layout {
+	if header {
+		return core.Layout{Header: 2, PlainBlock: 3, EncodedBlock: 4, Form: "b64+header", Independent: true}
+	}
+	return core.Layout{PlainBlock: 3, EncodedBlock: 4, Form: "b64", Independent: true}
+}
+
+func (c b64) WriteLayout() core.Layout { return c.layout(c.header) }
+
 func (c b64) Layout(r io.ReaderAt, size int64) (core.Layout, error) {
-	l := core.Layout{PlainBlock: 3, EncodedBlock: 4}
+	l := c.layout(false)
 	head := make([]byte, 2)
 	if size >= 2 {
 		if n, err := r.ReadAt(head, 0); n < 2 {
 			return l, err
 		}
 		if string(head) == b64Header {
-			l.Header = 2
+			l = c.layout(true)
 		}
 	}
 	body := size - l.Header
@@ -86,8 +96,8 @@ func (e *b64Writer) Close() error {
 	return e.enc.Close()
 }
 
-func (c b64) NewDecodeReader(r io.Reader) io.Reader {
-	return &b64Reader{r: r}
+func (c b64) NewDecodeReader(r io.Reader) io.ReadCloser {
+	return io.NopCloser(&b64Reader{r: r})
 }
 
 type b64Reader struct {
@@ -116,7 +126,7 @@ func (d *b64Reader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (c b64) NewEncodeReader(r io.Reader) io.Reader { return encodeAll(c, r) }
+func (c b64) NewEncodeReader(r io.Reader) io.ReadCloser { return encodeAll(c, r) }
 func (c b64) NewDecodeWriter(w io.Writer) io.WriteCloser {
 	return &decodeAll{c: c, w: w}
 }
@@ -129,7 +139,7 @@ func (gz) Suffix() string { return ".gz" }
 
 func (gz) NewEncodeWriter(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }
 
-func (gz) NewDecodeReader(r io.Reader) io.Reader { return &gzReader{r: r} }
+func (gz) NewDecodeReader(r io.Reader) io.ReadCloser { return io.NopCloser(&gzReader{r: r}) }
 
 type gzReader struct {
 	r   io.Reader
@@ -147,13 +157,13 @@ func (g *gzReader) Read(p []byte) (int, error) {
 	return g.dec.Read(p)
 }
 
-func (c gz) NewEncodeReader(r io.Reader) io.Reader { return encodeAll(c, r) }
+func (c gz) NewEncodeReader(r io.Reader) io.ReadCloser { return encodeAll(c, r) }
 func (c gz) NewDecodeWriter(w io.Writer) io.WriteCloser {
 	return &decodeAll{c: c, w: w}
 }
 
 // encodeAll encodes all of r at the first Read: enough for tests.
-func encodeAll(c core.Codec, r io.Reader) io.Reader {
+func encodeAll(c core.Codec, r io.Reader) io.ReadCloser {
 	var b bytes.Buffer
 	w := c.NewEncodeWriter(&b)
 	_, err := io.Copy(w, r)
@@ -161,9 +171,9 @@ func encodeAll(c core.Codec, r io.Reader) io.Reader {
 		err = w.Close()
 	}
 	if err != nil {
-		return io.MultiReader(&b, errReader{err})
+		return io.NopCloser(io.MultiReader(&b, errReader{err}))
 	}
-	return &b
+	return io.NopCloser(&b)
 }
 
 type errReader struct{ err error }

@@ -7,14 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/afero"
-)
-
-var (
-	errIsDir  = syscall.EISDIR
-	errNotDir = syscall.ENOTDIR
 )
 
 // dir is an open directory: the base's, listed under shown names.
@@ -28,16 +22,21 @@ type dir struct {
 
 // Readdir returns the next count shown entries, or all the remaining ones
 // when count <= 0, as os.File.Readdir does. It decodes the sizes of the
-// encoded files it returns.
+// encoded files it returns. An entry whose size cannot be decoded is left
+// out, and the first such failure is returned along with the entries that
+// could be read.
 func (d *dir) Readdir(count int) ([]os.FileInfo, error) {
 	entries, err := d.next(count)
-	infos := make([]os.FileInfo, len(entries))
-	for i, e := range entries {
+	infos := make([]os.FileInfo, 0, len(entries))
+	for _, e := range entries {
 		info, ierr := e.Info()
 		if ierr != nil {
-			return nil, ierr
+			if err == nil || err == io.EOF {
+				err = ierr
+			}
+			continue
 		}
-		infos[i] = info
+		infos = append(infos, info)
 	}
 	return infos, err
 }

@@ -2,7 +2,6 @@ package fsx
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -116,7 +115,7 @@ func (s *streamEdit) finished() (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.f.fsys.openSource(s.tmp, info.Size())
+	return newSource(s.f.fsys.decoders, s.tmp, info.Size())
 }
 
 func (s *streamEdit) commit() error {
@@ -509,21 +508,13 @@ func (s *stageEdit) discard() {
 func (s *stageEdit) commitInPlace() (bool, error) {
 	bc, ok := s.f.fsys.codec.(core.BlockCodec)
 	l := s.src.layout
-	if !ok || s.srcTmp != nil || l == nil || s.src.stored == 0 ||
-		bc.EncodedLen(int64(l.PlainBlock)) != int64(l.EncodedBlock) || !s.f.fsys.encodesBlocksAlone(bc, *l) {
+	if !ok || s.srcTmp != nil || l == nil || s.src.stored == 0 || !l.Independent || l.Form != bc.WriteLayout().Form {
 		return false, nil
 	}
 	pb, eb := int64(l.PlainBlock), int64(l.EncodedBlock)
 	// The header the codec's encoder writes before the first block, which
-	// the stored file already has (or has another of).
-	probe, ok, err := encodeBlocks(bc, make([]byte, pb))
-	if err != nil || !ok || int64(len(probe)) != eb {
-		return false, err
-	}
-	hdr, err := encoderHeader(bc, pb)
-	if err != nil {
-		return false, err
-	}
+	// the stored file already has.
+	hdr := bc.WriteLayout().Header
 	bf, err := s.f.fsys.base.OpenFile(s.f.stored, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -570,11 +561,11 @@ func (s *stageEdit) commitInPlace() (bool, error) {
 			if err := readFullAt(stageReader{s}, p, blk*pb); err != nil {
 				return true, err
 			}
-			enc, ok, err := encodeBlocks(bc, p)
+			enc, err := encodeBlocks(bc, p)
 			if err != nil {
 				return true, err
 			}
-			if !ok || int64(len(enc)) != count*eb {
+			if int64(len(enc)) != count*eb {
 				return true, errors.New("fsx: the codec encoded whole blocks to an unexpected length")
 			}
 			if _, err := bf.WriteAt(enc, l.Header+blk*eb); err != nil {
@@ -682,20 +673,6 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 		t.pos += int64(len(p))
 	}
 	return n, nil
-}
-
-// encoderHeader returns how many bytes bc's encoder writes before the
-// encoding of the first block (such as a byte order mark).
-func encoderHeader(bc core.BlockCodec, pb int64) (int64, error) {
-	var b bytes.Buffer
-	w := bc.NewEncodeWriter(&b)
-	if _, err := w.Write(make([]byte, pb)); err != nil {
-		return 0, err
-	}
-	if err := w.Close(); err != nil {
-		return 0, err
-	}
-	return int64(b.Len()) - bc.EncodedLen(pb), nil
 }
 
 // mergeSpans merges the overlapping or touching spans of sorted spans.

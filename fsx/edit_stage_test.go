@@ -21,7 +21,7 @@ import (
 func osBase(t *testing.T, c core.Codec) (*fsx.Fs, afero.Fs, string) {
 	dir := t.TempDir()
 	base := afero.NewBasePathFs(afero.NewOsFs(), dir)
-	return fsx.New(base, c), base, dir
+	return newFs(t, base, c), base, dir
 }
 
 // TestStageRandomEdits applies random writes, truncations and syncs to a
@@ -96,7 +96,7 @@ func TestStageInPlace(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			counting := &countingFs{Fs: afero.NewBasePathFs(afero.NewOsFs(), dir)}
-			fsys := fsx.New(counting, c)
+			fsys := newFs(t, counting, c)
 			model := randomBytes(100003, 1)
 			mustWrite(t, fsys, "x", model)
 			stored := filepath.Join(dir, "x"+suffix(c))
@@ -267,7 +267,7 @@ func TestStageMemory(t *testing.T) {
 // fail with "checksum mismatch").
 func TestChecksumReadAt(t *testing.T) {
 	c := base16384Codec("checksum=true")
-	fsys := fsx.New(afero.NewMemMapFs(), c)
+	fsys := newFs(t, afero.NewMemMapFs(), c)
 	for _, n := range []int{1000, 131072, 140000, 1000003} {
 		want := randomBytes(n, uint64(n))
 		mustWrite(t, fsys, "x", want)

@@ -2,8 +2,10 @@ package fsx
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 var (
@@ -18,6 +20,16 @@ var (
 	// ErrAppendOffset is returned by WriteAt on a file opened with
 	// os.O_APPEND, whose writes always go to the end, as os.File does.
 	ErrAppendOffset = errors.New("WriteAt on a file opened with O_APPEND")
+	// ErrBadMapping is wrapped by the error New returns for a suffix or
+	// extension that cannot end a file name.
+	ErrBadMapping = errors.New("bad name mapping")
+)
+
+var (
+	// errNegativeOffset matches fs.ErrInvalid for errors.Is.
+	errNegativeOffset = fmt.Errorf("%w: negative offset", fs.ErrInvalid)
+	errIsDir          = syscall.EISDIR
+	errNotDir         = syscall.ENOTDIR
 )
 
 // pathError returns err as an *fs.PathError for op on the shown name,

@@ -16,7 +16,11 @@ import (
 // reading them through fsx gives the plain data back.
 func Example() {
 	base := afero.NewMemMapFs()
-	fsys := fsx.New(base, base16384.NewCodec())
+	fsys, err := fsx.New(base, base16384.NewCodec())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	if err := afero.WriteFile(fsys, "notes.txt", []byte("hello, world"), 0o644); err != nil {
 		fmt.Println(err)
@@ -36,7 +40,11 @@ func Example() {
 func ExampleWithExtension() {
 	base := afero.NewMemMapFs()
 	afero.WriteFile(base, "demo.torrent", []byte("d8:announce14:http://tracker4:sizei42ee"), 0o644)
-	fsys := fsx.New(base, bencode.NewCodec(), fsx.WithExtension(".torrent", ".json"))
+	fsys, err := fsx.New(base, bencode.NewCodec(), fsx.WithExtension(".torrent", ".json"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	names, _ := afero.ReadDir(fsys, ".")
 	for _, info := range names {
@@ -56,7 +64,11 @@ func ExampleWithExtension() {
 
 // Appending to a base16384 file rewrites only the stored file's last block.
 func ExampleFs_OpenFile_append() {
-	fsys := fsx.New(afero.NewMemMapFs(), base16384.NewCodec())
+	fsys, err := fsx.New(afero.NewMemMapFs(), base16384.NewCodec())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	afero.WriteFile(fsys, "log", []byte("first line\n"), 0o644)
 
 	f, err := fsys.OpenFile("log", os.O_WRONLY|os.O_APPEND, 0)
@@ -80,7 +92,11 @@ func ExampleFs_OpenFile_append() {
 func ExampleShowUnmapped() {
 	base := afero.NewMemMapFs()
 	afero.WriteFile(base, "README", []byte("stored as is"), 0o644)
-	fsys := fsx.New(base, base16384.NewCodec(), fsx.ShowUnmapped())
+	fsys, err := fsx.New(base, base16384.NewCodec(), fsx.ShowUnmapped())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	afero.WriteFile(fsys, "secret", []byte("stored encoded"), 0o644)
 
 	infos, _ := afero.ReadDir(fsys, ".")
@@ -103,7 +119,11 @@ func ExampleShowUnmapped() {
 // A base16384 file can be read at any offset: only the blocks holding the
 // bytes asked for are read and decoded.
 func ExampleFs_Open_readAt() {
-	fsys := fsx.New(afero.NewMemMapFs(), base16384.NewCodec())
+	fsys, err := fsx.New(afero.NewMemMapFs(), base16384.NewCodec())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	afero.WriteFile(fsys, "digits", []byte(strings.Repeat("0123456789", 100000)), 0o644)
 
 	f, err := fsys.Open("digits")

@@ -1,19 +1,13 @@
 package fsx
 
 import (
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/spf13/afero"
 )
-
-// errNegativeOffset matches fs.ErrInvalid for errors.Is.
-var errNegativeOffset = fmt.Errorf("%w: negative offset", fs.ErrInvalid)
 
 // file is an open encoded file.
 //
@@ -64,7 +58,7 @@ func (f *file) load() error {
 	case err == nil && info.IsDir(): // a directory named like a stored file
 		err = errIsDir
 	case err == nil:
-		f.src, err = f.fsys.openSource(bf, info.Size())
+		f.src, err = newSource(f.fsys.decoders, bf, info.Size())
 	}
 	if err != nil {
 		bf.Close()
@@ -79,6 +73,7 @@ func (f *file) release() {
 		f.edit.discard()
 		f.edit = nil
 	}
+	f.src.close()
 	f.base.Close()
 }
 
@@ -133,6 +128,7 @@ func (f *file) Sync() error {
 	if err := f.commit(); err != nil {
 		return pathError("sync", f.name, err)
 	}
+	f.src.close()
 	f.base.Close()
 	if err := f.load(); err != nil {
 		f.closed.Store(true)
@@ -178,23 +174,6 @@ func (f *file) Readdir(int) ([]os.FileInfo, error) {
 // Readdirnames fails: a file is not a directory.
 func (f *file) Readdirnames(int) ([]string, error) {
 	return nil, pathError("readdirnames", f.name, errNotDir)
-}
-
-// openSource returns the decoded content of the stored stream read from r,
-// which holds size bytes. A block codec whose encoding of a block depends on
-// the blocks before it (base16384's checksum=true: a running checksum in the
-// last block) cannot be decoded from the middle of a stream, so its files
-// are read as other codecs' are, from the start: the layout still gives the
-// size, but reads do not use it.
-func (f *Fs) openSource(r io.ReaderAt, size int64) (*source, error) {
-	src, err := newSource(f.decoders, r, size)
-	if err != nil || src.layout == nil {
-		return src, err
-	}
-	if bc, ok := f.codec.(core.BlockCodec); ok && !f.encodesBlocksAlone(bc, *src.layout) {
-		src.layout = nil // src.size stays known
-	}
-	return src, nil
 }
 
 // commitLocks serializes the commits to each stored file within a process,
@@ -266,7 +245,7 @@ func (f *file) Refresh() (bool, error) {
 		return false, pathError("refresh", f.name, err)
 	}
 	changed := info.Size() != f.info.Size() || !info.ModTime().Equal(f.info.ModTime())
-	src, err := f.fsys.openSource(f.base, info.Size())
+	src, err := newSource(f.fsys.decoders, f.base, info.Size())
 	if err != nil {
 		return changed, pathError("refresh", f.name, err)
 	}

@@ -21,9 +21,11 @@ package fsx
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,51 +43,85 @@ type Fs struct {
 	names        mapping
 	showUnmapped bool
 
-	probe       sync.Once // finds blocksAlone
-	blocksAlone bool      // whether the codec encodes each block on its own
-
 	swept sync.Map // base directories whose stale temporary files are removed
 }
 
 var _ afero.Fs = (*Fs)(nil)
 
-// An Option configures an Fs.
-type Option func(*Fs)
+// An Option configures an Fs. It returns an error for arguments it cannot
+// use, which New returns.
+type Option func(*Fs) error
 
 // WithSuffix stores each file under its shown name followed by suffix
 // (such as ".b14"). An empty suffix stores files under their own names, so
-// every file in the base is taken to be encoded.
+// every file in the base is taken to be encoded. A suffix holding a path
+// separator or a NUL byte is an error wrapping ErrBadMapping.
 func WithSuffix(suffix string) Option {
-	return func(f *Fs) { f.names = mapping{stored: suffix} }
+	return func(f *Fs) error {
+		if err := checkSuffix("suffix", suffix, false); err != nil {
+			return err
+		}
+		f.names = mapping{stored: suffix}
+		return nil
+	}
 }
 
 // WithExtension stores files whose shown names end in shown with that
 // extension replaced by stored: WithExtension(".torrent", ".json") shows a
-// stored "x.torrent" as "x.json".
+// stored "x.torrent" as "x.json". Both must be extensions: a dot followed by
+// at least one byte, with no path separator or NUL byte; anything else is
+// an error wrapping ErrBadMapping.
 func WithExtension(stored, shown string) Option {
-	return func(f *Fs) { f.names = mapping{stored: stored, shown: shown} }
+	return func(f *Fs) error {
+		if err := checkSuffix("stored extension", stored, true); err != nil {
+			return err
+		}
+		if err := checkSuffix("shown extension", shown, true); err != nil {
+			return err
+		}
+		f.names = mapping{stored: stored, shown: shown}
+		return nil
+	}
+}
+
+// checkSuffix returns an error wrapping ErrBadMapping unless s can end a
+// file name: no path separator or NUL, and when ext is set, a dot followed
+// by at least one byte.
+func checkSuffix(what, s string, ext bool) error {
+	switch {
+	case strings.ContainsAny(s, "/\x00") || strings.ContainsRune(s, filepath.Separator):
+		return fmt.Errorf("%w: %s %q holds a path separator or NUL", ErrBadMapping, what, s)
+	case ext && (len(s) < 2 || s[0] != '.'):
+		return fmt.Errorf("%w: %s %q is not a dot followed by a name", ErrBadMapping, what, s)
+	}
+	return nil
 }
 
 // ShowUnmapped shows the base's files whose names the mapping does not
 // produce as they are, neither decoded nor encoded. A mapped file wins over
 // an unmapped one that would be shown under the same name.
 func ShowUnmapped() Option {
-	return func(f *Fs) { f.showUnmapped = true }
+	return func(f *Fs) error {
+		f.showUnmapped = true
+		return nil
+	}
 }
 
-// New returns an Fs storing files in base encoded by c. Without an option
-// for the names, files are stored under their names followed by c's
-// suggested suffix when c is a core.Suffixer, and under their own names
-// otherwise.
-func New(base afero.Fs, c core.Codec, opts ...Option) *Fs {
+// New returns an Fs storing files in base encoded by c, or the error of the
+// first option that cannot be used. Without an option for the names, files
+// are stored under their names followed by c's suggested suffix when c is a
+// core.Suffixer, and under their own names otherwise.
+func New(base afero.Fs, c core.Codec, opts ...Option) (*Fs, error) {
 	f := &Fs{base: base, codec: c, decoders: &decoders{codec: c}}
 	if s, ok := c.(core.Suffixer); ok {
 		f.names = mapping{stored: s.Suffix()}
 	}
 	for _, opt := range opts {
-		opt(f)
+		if err := opt(f); err != nil {
+			return nil, err
+		}
 	}
-	return f
+	return f, nil
 }
 
 // Name returns "fsx".

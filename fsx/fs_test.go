@@ -13,6 +13,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
 
@@ -111,7 +112,7 @@ func TestNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := afero.NewMemMapFs()
-			fsys := fsx.New(base, b64{}, tt.opts...)
+			fsys := newFs(t, base, b64{}, tt.opts...)
 			err := afero.WriteFile(fsys, "d/"+tt.shown, []byte("content"), 0o644)
 			if tt.stored == "" {
 				checkPathError(t, "writing "+tt.shown, err, fsx.ErrNotMapped)
@@ -149,7 +150,7 @@ func TestListing(t *testing.T) {
 		{[]fsx.Option{fsx.ShowUnmapped()}, []string{"a", "dir.b64", "plain"}},
 	}
 	for _, tt := range tests {
-		fsys := fsx.New(base, b64{}, tt.opts...)
+		fsys := newFs(t, base, b64{}, tt.opts...)
 		infos, err := afero.ReadDir(fsys, ".")
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +262,7 @@ func TestAtomic(t *testing.T) {
 		}
 		checkContent(t, fsys, "x", []byte("new content, longer"))
 
-		failing := fsx.New(failingFs{base}, c)
+		failing := newFs(t, failingFs{base}, c)
 		f, err = failing.OpenFile("x", os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -280,7 +281,7 @@ func TestAtomic(t *testing.T) {
 		checkPathError(t, "Close with a failing rename", f.Close(), errInjected)
 		checkContent(t, fsys, "x", []byte("new content, longer"))
 
-		full := fsx.New(fullFs{base}, c)
+		full := newFs(t, fullFs{base}, c)
 		f, err = full.Create("x")
 		if err != nil {
 			t.Fatal(err)
@@ -354,7 +355,7 @@ func TestConcurrent(t *testing.T) {
 // wrapping the codec's error on Stat or Read, never wrong data.
 func TestBadData(t *testing.T) {
 	base := afero.NewMemMapFs()
-	fsys := fsx.New(base, b64{})
+	fsys := newFs(t, base, b64{})
 	good := encode(b64{}, randomBytes(100, 1))
 	bad := bytes.Clone(good)
 	bad[50] = '!'
@@ -393,5 +394,48 @@ func TestBadData(t *testing.T) {
 	defer d.Close()
 	if names, err := d.Readdirnames(-1); err != nil || !slices.Equal(names, []string{"bad", "short"}) {
 		t.Errorf("Readdirnames = %v, %v", names, err)
+	}
+}
+
+func TestBadMapping(t *testing.T) {
+	for _, opt := range []fsx.Option{
+		fsx.WithSuffix("a/b"),
+		fsx.WithSuffix("x\x00"),
+		fsx.WithExtension("torrent", ".json"),
+		fsx.WithExtension(".torrent", "."),
+		fsx.WithExtension(".torrent", ""),
+		fsx.WithExtension("./x", ".json"),
+	} {
+		if _, err := fsx.New(afero.NewMemMapFs(), b64{}, opt); !errors.Is(err, fsx.ErrBadMapping) {
+			t.Errorf("New with a bad mapping: %v, want ErrBadMapping", err)
+		}
+	}
+	for _, opt := range []fsx.Option{fsx.WithSuffix(""), fsx.WithSuffix(".enc"), fsx.WithExtension(".torrent", ".json")} {
+		if _, err := fsx.New(afero.NewMemMapFs(), b64{}, opt); err != nil {
+			t.Errorf("New with a good mapping: %v", err)
+		}
+	}
+}
+
+// TestReaddirKeepsGoodEntries lists a directory holding a file that does
+// not decode: Readdir returns the others and the error.
+func TestReaddirKeepsGoodEntries(t *testing.T) {
+	base := afero.NewMemMapFs()
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "/a", []byte("first"))
+	mustWrite(t, base, "/b.b14", []byte("not base16384"))
+	mustWrite(t, fsys, "/c", []byte("third"))
+	d, err := fsys.Open("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	infos, err := d.Readdir(-1)
+	var names []string
+	for _, fi := range infos {
+		names = append(names, fi.Name())
+	}
+	if !slices.Equal(names, []string{"a", "c"}) || !errors.Is(err, core.ErrInvalidData) {
+		t.Errorf("Readdir = %v, %v; want [a c] and the error of b", names, err)
 	}
 }

@@ -82,7 +82,7 @@ func TestFS(t *testing.T) {
 		for cname, c := range codecs() {
 			t.Run(bname+"/"+cname, func(t *testing.T) {
 				base := afero.NewBasePathFs(base, cname)
-				fsys := fsx.New(base, c)
+				fsys := newFs(t, base, c)
 				writeTree(t, fsys, tree)
 				if err := fstest.TestFS(afero.NewIOFS(fsys), treeNames(tree)...); err != nil {
 					t.Fatal(err)
@@ -126,7 +126,7 @@ func TestFSMappings(t *testing.T) {
 			t.Run(tt.name+"/"+bname, func(t *testing.T) {
 				base := afero.NewBasePathFs(base, tt.name)
 				writeTree(t, base, tt.raw)
-				fsys := fsx.New(base, b64{}, tt.opts...)
+				fsys := newFs(t, base, b64{}, tt.opts...)
 				writeTree(t, fsys, tt.files)
 				if err := fstest.TestFS(afero.NewIOFS(fsys), tt.expected...); err != nil {
 					t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
@@ -24,7 +23,7 @@ func FuzzEdits(f *testing.F) {
 		if len(ops) > 0 && ops[0]&4 != 0 {
 			c = gz{}
 		}
-		fsys := fsx.New(afero.NewMemMapFs(), c)
+		fsys := newFs(t, afero.NewMemMapFs(), c)
 		model := randomBytes(int(len(ops)%20), 1)
 		mustWrite(t, fsys, "x", model)
 		flag := os.O_RDWR

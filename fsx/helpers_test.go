@@ -28,7 +28,7 @@ func forEach(t *testing.T, test func(t *testing.T, fsys *fsx.Fs, base afero.Fs, 
 				if err := base.MkdirAll("/", 0o755); err != nil {
 					t.Fatal(err)
 				}
-				test(t, fsx.New(base, c), base, c)
+				test(t, newFs(t, base, c), base, c)
 			})
 		}
 	}
@@ -217,4 +217,14 @@ func (t timeoutFile) ReadAt(p []byte, off int64) (int, error) {
 		return 0, iotest.ErrTimeout
 	}
 	return t.File.ReadAt(p, off)
+}
+
+// newFs returns fsx.New(base, c, opts...), ending the test on an error.
+func newFs(t testing.TB, base afero.Fs, c core.Codec, opts ...fsx.Option) *fsx.Fs {
+	t.Helper()
+	fsys, err := fsx.New(base, c, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
 }

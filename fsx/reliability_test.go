@@ -39,7 +39,7 @@ func TestTempCreateFails(t *testing.T) {
 		old := []byte("old content")
 		mustWrite(t, fsys, "x", old)
 		mustWrite(t, fsys, "empty", nil)
-		broken := fsx.New(noTempFs{base}, c)
+		broken := newFs(t, noTempFs{base}, c)
 
 		_, err := broken.OpenFile("new", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		checkPathError(t, "OpenFile(O_CREATE) of a new file", err, syscall.ENOSPC)
@@ -107,7 +107,7 @@ func TestLongNames(t *testing.T) {
 		t.Skipf("this filesystem does not take 255-byte names: %v", err)
 	}
 	base := afero.NewBasePathFs(afero.NewOsFs(), dir)
-	fsys := fsx.New(base, base16384.NewCodec())
+	fsys := newFs(t, base, base16384.NewCodec())
 	for n := 200; n <= 255-len(".b14"); n++ {
 		name := strings.Repeat("x", n)
 		content := []byte(strconv.Itoa(n))
@@ -160,7 +160,7 @@ func TestStaleTempRemoved(t *testing.T) {
 	live := atomicfile.TempName("y.b14")
 	stale := strings.Replace(atomicfile.TempName("x.b14"), "-"+strconv.Itoa(os.Getpid())+"-", "-"+strconv.Itoa(cmd.Process.Pid)+"-", 1)
 	base := afero.NewMemMapFs()
-	fsys := fsx.New(base, base16384.NewCodec(), fsx.ShowUnmapped())
+	fsys := newFs(t, base, base16384.NewCodec(), fsx.ShowUnmapped())
 	for _, name := range []string{stale, live, "sub/" + stale} {
 		mustWrite(t, base, name, []byte("partial"))
 	}
@@ -247,7 +247,7 @@ func TestAppendFailsWhole(t *testing.T) {
 		for room := int64(0); ; room++ {
 			var r atomic.Int64
 			r.Store(room)
-			f, err := fsx.New(limitFs{base, &r}, c).OpenFile("a", os.O_WRONLY|os.O_APPEND, 0)
+			f, err := newFs(t, limitFs{base, &r}, c).OpenFile("a", os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -278,7 +278,7 @@ func TestAppendFullTmpfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := afero.NewBasePathFs(afero.NewOsFs(), dir)
-	fsys := fsx.New(base, base16384.NewCodec())
+	fsys := newFs(t, base, base16384.NewCodec())
 	old := randomBytes(10000, 1)
 	mustWrite(t, fsys, "a", old)
 	stored := mustRead(t, base, "a.b14")

@@ -50,7 +50,7 @@ func TestWriteRead(t *testing.T) {
 func TestStoredBytes(t *testing.T) {
 	for _, c := range []core.Codec{b64{}, b64{header: true}} {
 		base := afero.NewMemMapFs()
-		fsys := fsx.New(base, c)
+		fsys := newFs(t, base, c)
 		want := randomBytes(1000, 7)
 		f, err := fsys.Create("x")
 		if err != nil {
@@ -256,9 +256,9 @@ func TestBaseReads(t *testing.T) {
 	for cname, c := range codecs() {
 		mem := afero.NewMemMapFs()
 		want := randomBytes(200000, 5)
-		mustWrite(t, fsx.New(mem, c), "x", want)
+		mustWrite(t, newFs(t, mem, c), "x", want)
 
-		fsys := fsx.New(quirkyFs{mem, func(f afero.File) afero.File { return dataEOFFile{f} }}, c)
+		fsys := newFs(t, quirkyFs{mem, func(f afero.File) afero.File { return dataEOFFile{f} }}, c)
 		checkContent(t, fsys, "x", want)
 		f, err := fsys.Open("x")
 		if err != nil {
@@ -270,7 +270,7 @@ func TestBaseReads(t *testing.T) {
 		f.Close()
 
 		var calls atomic.Int64
-		fsys = fsx.New(quirkyFs{mem, func(f afero.File) afero.File { return timeoutFile{f, &calls} }}, c)
+		fsys = newFs(t, quirkyFs{mem, func(f afero.File) afero.File { return timeoutFile{f, &calls} }}, c)
 		_, err = afero.ReadFile(fsys, "x")
 		checkPathError(t, cname+": reading with base timeouts", err, iotest.ErrTimeout)
 	}
@@ -281,7 +281,7 @@ func TestBaseReads(t *testing.T) {
 func TestCreateStoresEmpty(t *testing.T) {
 	for _, flag := range []int{os.O_TRUNC, 0} {
 		base := afero.NewMemMapFs()
-		fsys := fsx.New(base, gz{})
+		fsys := newFs(t, base, gz{})
 		f, err := fsys.OpenFile("x", os.O_WRONLY|os.O_CREATE|flag, 0o644)
 		if err != nil {
 			t.Fatal(err)

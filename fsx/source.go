@@ -10,15 +10,18 @@ import (
 
 // A source is the decoded content of a stored file, read at any offset.
 //
-// For a core.BlockCodec, ReadAt decodes only the blocks it needs and takes
-// no lock but the base file's, so concurrent ReadAt calls proceed in
-// parallel. Other codecs decode from the start of the file; a read that
-// continues where the previous one stopped reuses its decoder.
+// For a core.BlockCodec, the size comes from the layout (unless the stream
+// has none: core.ErrNoLayout). When its blocks are
+// independent, ReadAt decodes only the blocks it needs and takes no lock but
+// the base file's, so concurrent ReadAt calls proceed in parallel. Other
+// codecs decode from the start of the file; a read that continues where the
+// previous one stopped reuses its decoder.
 type source struct {
 	dec    *decoders
 	at     *lockedReaderAt
 	stored int64        // the stored size
 	layout *core.Layout // nil unless codec is a core.BlockCodec
+	blocks bool         // whether decoding may start at any block
 
 	mu   sync.Mutex     // guards the fields below
 	size int64          // the decoded size, -1 until known
@@ -51,12 +54,27 @@ func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
 	}
 	if bc, ok := c.codec.(core.BlockCodec); ok {
 		l, err := bc.Layout(s.at, size)
-		if err != nil {
+		switch {
+		case errors.Is(err, core.ErrNoLayout):
+			// A stream without its blocks where they belong, such as text
+			// with line breaks: decoded from its start, as other codecs'.
+		case err != nil:
 			return nil, err
+		default:
+			s.layout, s.size, s.blocks = &l, l.Size, l.Independent
 		}
-		s.layout, s.size = &l, l.Size
 	}
 	return s, nil
+}
+
+// close releases the decoder the source holds.
+func (s *source) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		s.dec.put(s.cur)
+		s.cur = nil
+	}
 }
 
 // Size returns the decoded size. Unless the codec is a core.BlockCodec, the
@@ -68,7 +86,9 @@ func (s *source) Size() (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.size < 0 {
-		n, err := io.Copy(io.Discard, s.decoder(0, s.stored))
+		dec := s.decoder(0, s.stored)
+		n, err := io.Copy(io.Discard, dec)
+		s.dec.put(dec)
 		if err != nil {
 			return 0, err
 		}
@@ -83,7 +103,7 @@ func (s *source) decoder(enc, end int64) *shiftedErrors {
 }
 
 // decoders makes a codec's decoders, reusing them when they are
-// core.ReaderResetters.
+// core.ReaderResetters and closing them otherwise.
 type decoders struct {
 	codec core.Codec
 	pool  sync.Pool // of *shiftedErrors holding a core.ReaderResetter
@@ -99,18 +119,20 @@ func (d *decoders) get(r io.Reader, base int64) *shiftedErrors {
 	return &shiftedErrors{r: d.codec.NewDecodeReader(r), base: base}
 }
 
-// put makes a decoder from get available for reuse.
+// put makes a decoder from get available for reuse, or closes it.
 func (d *decoders) put(s *shiftedErrors) {
 	if _, ok := s.r.(core.ReaderResetter); ok {
 		d.pool.Put(s)
+		return
 	}
+	s.r.Close()
 }
 
 // shiftedErrors adds base to the offset of the *core.DataError a decoder
 // started base bytes into a stored file returns, so that the error names the
 // offset in the file.
 type shiftedErrors struct {
-	r    io.Reader
+	r    io.ReadCloser
 	base int64
 }
 
@@ -137,7 +159,7 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errNegativeOffset
 	}
-	if s.layout == nil {
+	if !s.blocks {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		n := 0
@@ -229,7 +251,7 @@ func (s *source) seekLocked(off int64) error {
 		return io.EOF
 	}
 	var from, enc int64
-	if s.layout != nil {
+	if s.blocks {
 		enc, from = s.layout.EncodedOffset(off)
 	}
 	if s.cur != nil && from <= s.pos && s.pos <= off {

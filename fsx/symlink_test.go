@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
@@ -18,7 +17,7 @@ import (
 func TestSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	base := linkFs{afero.NewBasePathFs(afero.NewOsFs(), dir).(*afero.BasePathFs), dir}
-	fsys := fsx.New(base, base16384.NewCodec())
+	fsys := newFs(t, base, base16384.NewCodec())
 	if err := fsys.Mkdir("sub", 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package fsx_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,19 +10,27 @@ import (
 	"testing/fstest"
 
 	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/vectors"
 
 	"github.com/spf13/afero"
 
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
 // TestReferenceVectors reads the reference base16384 vectors (NAME.b14
-// holding the encoding of NAME.bin) through fsx over a read-only OsFs.
+// holding the encoding of NAME.bin) through fsx over a read-only OsFs: the
+// shared test data's files when they are there, and otherwise files made
+// from the compact vectors, whose encodings are checked against the
+// reference's SHA-256 first.
 func TestReferenceVectors(t *testing.T) {
-	dir := shareddata.Dir(t, "base16384")
+	dir := shareddata.Root()
+	if dir != "" {
+		dir = filepath.Join(dir, "base16384")
+	} else {
+		dir = compactVectorFiles(t)
+	}
 	base := afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), dir))
-	fsys := fsx.New(base, base16384.NewCodec())
+	fsys := newFs(t, base, base16384.NewCodec())
 	bins, err := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if err != nil || len(bins) == 0 {
 		t.Fatalf("no vectors in %s: %v", dir, err)
@@ -51,4 +60,26 @@ func TestReferenceVectors(t *testing.T) {
 	if err := fstest.TestFS(afero.NewIOFS(fsys), names...); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// compactVectorFiles writes the compact reference vectors as NAME.bin and
+// NAME.b14 files into a new directory.
+func compactVectorFiles(t *testing.T) string {
+	vs, err := vectors.Base16384()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, v := range vs {
+		enc := base16384.Encode(v.Plain)
+		if sha256.Sum256(enc) != v.EncSHA256 {
+			t.Fatalf("%s: Encode differs from the reference", v.Name)
+		}
+		for name, data := range map[string][]byte{v.Name + ".bin": v.Plain, v.Name + ".b14": enc} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
 }

@@ -1,7 +1,6 @@
 package fsx
 
 import (
-	"bytes"
 	"os"
 
 	"github.com/b14fs/b14fs/core"
@@ -189,8 +188,7 @@ func (f *file) emptyAppendEdit() (*appendEdit, bool) {
 	if !ok {
 		return nil, false
 	}
-	l, err := bc.Layout(bytes.NewReader(nil), 0)
-	if err != nil || l.PlainBlock <= 0 || !f.fsys.encodesBlocksAlone(bc, l) {
+	if !bc.WriteLayout().Independent {
 		return nil, false
 	}
 	return &appendEdit{f: f, codec: bc}, true

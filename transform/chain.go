@@ -61,18 +61,39 @@ type chain struct {
 
 func (c *chain) Name() string { return c.name }
 
-func (c *chain) NewEncodeReader(r io.Reader) io.Reader {
-	for _, s := range c.stages {
-		r = s.NewEncodeReader(r)
+func (c *chain) NewEncodeReader(r io.Reader) io.ReadCloser {
+	rs := make(readers, len(c.stages))
+	for i, s := range c.stages {
+		rs[i] = s.NewEncodeReader(r)
+		r = rs[i]
 	}
-	return r
+	return rs
 }
 
-func (c *chain) NewDecodeReader(r io.Reader) io.Reader {
-	for i := len(c.stages) - 1; i >= 0; i-- {
-		r = c.stages[i].NewDecodeReader(r)
+func (c *chain) NewDecodeReader(r io.Reader) io.ReadCloser {
+	rs := make(readers, len(c.stages))
+	for i := range c.stages {
+		rs[i] = c.stages[len(c.stages)-1-i].NewDecodeReader(r)
+		r = rs[i]
 	}
-	return r
+	return rs
+}
+
+// readers are nested pull streams, outermost last: each reads from the one
+// before.
+type readers []io.ReadCloser
+
+func (rs readers) Read(p []byte) (int, error) { return rs[len(rs)-1].Read(p) }
+
+// Close closes the streams outermost first and returns the first error.
+func (rs readers) Close() error {
+	var first error
+	for i := len(rs) - 1; i >= 0; i-- {
+		if err := rs[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func (c *chain) NewEncodeWriter(w io.Writer) io.WriteCloser {

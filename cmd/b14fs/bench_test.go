@@ -33,7 +33,7 @@ func BenchmarkCommand(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			std := stdio{in: bytes.NewReader(in), out: io.Discard, err: io.Discard}
-			if err := convert(std, dir, codec, "-", "", false); err != nil {
+			if err := convert(std, dir, codec, "-", "", convertFlags{progress: "never"}); err != nil {
 				b.Fatal(err)
 			}
 		}

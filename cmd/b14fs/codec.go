@@ -15,7 +15,7 @@ import (
 type direction struct {
 	name string
 	verb string
-	pull func(c core.Codec, r io.Reader) io.Reader
+	pull func(c core.Codec, r io.Reader) io.ReadCloser
 }
 
 var (
@@ -30,10 +30,27 @@ const defaultChain = "base16384"
 // vectorised codecs work on long spans.
 const copyBufferSize = 1 << 20
 
+// convertFlags are the flags of encode and decode that shape a conversion.
+type convertFlags struct {
+	progress string // --progress: auto, always or never
+	force    bool   // -f: write binary to a terminal all the same
+	binary   bool   // the output is binary whatever the input
+}
+
 func newCodecCommand(reg *core.Registry, std stdio, dir direction) *cobra.Command {
 	var (
-		chain, output, progress string
+		chain, output string
+		text          textFlags
+		flags         convertFlags
 	)
+	example := "  b14fs encode photo.jpg -o photo.b14\n" +
+		"  b14fs encode -c base16384=form=utf8 -w 38 notes.txt\n" +
+		"  b14fs encode -c bencode,base16384=form=utf8 -o out.txt in.json"
+	if dir.name == decodeDirection.name {
+		example = "  b14fs decode photo.b14 -o photo.jpg\n" +
+			"  b14fs decode -i pasted.txt\n" +
+			"  b14fs decode -c bencode file.torrent | jq .info.name"
+	}
 	cmd := &cobra.Command{
 		Use:   dir.name + " [-c CHAIN] [-o OUT] [FILE|-]",
 		Short: dir.verb + " FILE (or standard input) through a chain of codecs",
@@ -41,16 +58,17 @@ func newCodecCommand(reg *core.Registry, std stdio, dir direction) *cobra.Comman
 codecs of CHAIN, and write the result to standard output or OUT.
 
 OUT is written through a temporary file in its directory and renamed into
-place on success, so a failure never leaves a partial file.`,
-		Example: "  b14fs " + dir.name + " photo.jpg > photo.b14\n" +
-			"  b14fs " + dir.name + " -c bencode,base16384=form=utf8 -o out in",
-		Args: args(cobra.MaximumNArgs(1)),
+place on success, so a failure never leaves a partial file. Binary output
+to a terminal is refused unless -f.`,
+		Example: example,
+		Args:    args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			show, err := progressEnabled(progress, std.err)
+			text.wrapSet = cmd.Flags().Changed("wrap")
+			spec, binary, err := textSpec(chain, dir, text)
 			if err != nil {
 				return err
 			}
-			codec, err := transform.New(reg, chain)
+			codec, err := transform.New(reg, spec)
 			if err != nil {
 				return err
 			}
@@ -58,18 +76,26 @@ place on success, so a failure never leaves a partial file.`,
 			if len(a) == 1 {
 				name = a[0]
 			}
-			return convert(std, dir, codec, name, output, show)
+			flags.binary = binary
+			return convert(std, dir, codec, name, output, flags)
 		},
 	}
 	cmd.Flags().StringVarP(&chain, "chain", "c", defaultChain, "the chain of codecs")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to `OUT` instead of standard output")
-	cmd.Flags().StringVar(&progress, "progress", "auto", "show progress on standard error: auto (on a terminal), always, never")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to `OUT` instead of standard output ('-': standard output)")
+	cmd.Flags().StringVar(&flags.progress, "progress", "auto", "show progress on standard error: auto (after a second, on a terminal, output elsewhere), always, never")
+	cmd.Flags().BoolVarP(&flags.force, "force", "f", false, "write binary data to a terminal all the same")
+	if dir.name == encodeDirection.name {
+		cmd.Flags().IntVarP(&text.wrap, "wrap", "w", 0, "break base16384 text (form=utf8) into lines of `N` characters (0: one line)")
+	} else {
+		cmd.Flags().BoolVarP(&text.ignoreGarbage, "ignore-garbage", "i", false, "skip characters outside the base16384 alphabet (line breaks are skipped anyway)")
+	}
+	registerCompletions(cmd, reg)
 	return cmd
 }
 
-// convert runs the named input through codec in direction dir into output
-// (standard output when empty).
-func convert(std stdio, dir direction, codec core.Codec, input, output string, showProgress bool) (err error) {
+// convert runs the named input through codec in direction dir into the
+// output that -o names (standard output when empty or "-").
+func convert(std stdio, dir direction, codec core.Codec, input, outPath string, flags convertFlags) (err error) {
 	src := std.in
 	size := int64(-1)
 	if input != "-" {
@@ -83,30 +109,31 @@ func convert(std stdio, dir direction, codec core.Codec, input, output string, s
 		}
 		src = f
 	}
-	if showProgress {
-		p := startProgress(std.err, dir.name, src, size)
+	out, err := openOutput(std, outPath)
+	if err != nil {
+		return err
+	}
+	defer func() { err = out.finish(err) }()
+	if out.terminal && !flags.force && flags.binary {
+		return fmt.Errorf("%s: %w", dir.name, usageError{errBinaryToTerminal})
+	}
+	delay, err := progressDelayFor(flags.progress, std.err, out.terminal)
+	if err != nil {
+		return err
+	}
+	if delay >= 0 {
+		p := startProgress(std.err, dir.name, src, size, delay)
 		defer p.stop()
 		src = p
 	}
-	dst := std.out
-	if output != "" {
-		f, cerr := createOutput(output)
-		if cerr != nil {
-			return cerr
-		}
-		stop := onInterrupt(std.err, f.Abort)
-		defer func() {
-			stop()
-			if err == nil {
-				err = f.Commit()
-			} else {
-				f.Abort()
-			}
-		}()
-		dst = f
-	}
 	// Hide dst's ReadFrom so the copy goes through the large buffer.
-	_, err = io.CopyBuffer(struct{ io.Writer }{dst}, dir.pull(codec, src), make([]byte, copyBufferSize))
+	dst := struct{ io.Writer }{out.w}
+	if out.terminal && !flags.force {
+		dst.Writer = &textGuard{w: out.w}
+	}
+	r := dir.pull(codec, src)
+	defer r.Close()
+	_, err = io.CopyBuffer(dst, r, make([]byte, copyBufferSize))
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir.name, err)
 	}

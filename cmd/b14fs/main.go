@@ -1,8 +1,13 @@
 // Command b14fs encodes and decodes data through chains of codecs.
 //
-//	b14fs encode [-c CHAIN] [-o OUT] [FILE|-]
-//	b14fs decode [-c CHAIN] [-o OUT] [FILE|-]
+//	b14fs encode [-c CHAIN] [-o OUT] [-w N] [FILE|-]
+//	b14fs decode [-c CHAIN] [-o OUT] [-i] [FILE|-]
 //	b14fs codecs
+//	b14fs mount [-c CHAIN] [-w] DIR MOUNTPOINT
+//	b14fs base16384 -[ed][t][n][cC] INPUT OUTPUT
+//
+// Run as base16384 (a symbolic link of that name), b14fs is a drop-in for
+// the C base16384 CLI: its flags, output and exit statuses.
 //
 // Data goes to standard output (or OUT), diagnostics to standard error. The
 // exit code is 0 on success, 1 on bad data or a failed read or write, and 2
@@ -16,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
@@ -37,6 +43,9 @@ const (
 )
 
 func main() {
+	if filepath.Base(os.Args[0]) == compatName {
+		os.Exit(runCompat(os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr}))
+	}
 	os.Exit(runWithPlugins(os.Args[1:], builtin.Registry()))
 }
 
@@ -50,9 +59,13 @@ func runWithPlugins(args []string, reg *core.Registry) int {
 	}
 	host, err := rpc.Discover(reg, os.Getenv(envPluginPath), rpc.WithPins(pins))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", err)
+		fmt.Fprintf(os.Stderr, "b14fs: plugins: %v\n", err)
+		return exitUsage
 	}
 	defer host.Close()
+	for _, w := range host.Warnings() {
+		fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", w)
+	}
 	return run(args, os.Stdin, os.Stdout, os.Stderr, reg)
 }
 
@@ -83,8 +96,15 @@ func run(args []string, in io.Reader, out, errOut io.Writer, reg *core.Registry)
 	if err == nil {
 		return exitOK
 	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
 	fmt.Fprintf(errOut, "b14fs: %v\n", err)
 	var ue usageError
+	if errors.Is(err, errBinaryToTerminal) {
+		return exitUsage // the message says what to do
+	}
 	if errors.As(err, &ue) || errors.Is(err, transform.ErrSpec) {
 		fmt.Fprintln(errOut, "Run 'b14fs --help' for usage.")
 		return exitUsage

@@ -58,7 +58,7 @@ func (w withPluginDir) Run() int {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"status": status, "waitfor": waitFor},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"status": status, "waitfor": waitFor, "pty": ptyCmd},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PLUGINS", pluginDir)
 			return nil
@@ -70,6 +70,8 @@ func TestScripts(t *testing.T) {
 				return err == nil, err
 			case "fuse":
 				return fuseAvailable(), nil
+			case "pty":
+				return ptyAvailable(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

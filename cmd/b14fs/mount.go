@@ -12,18 +12,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/mount"
-	"github.com/b14fs/b14fs/transform"
 )
 
 // mountOptions are the -o options b14fs mount takes.
 var mountOptions = []string{"ro", "rw", "allow_other"}
 
 func newMountCommand(reg *core.Registry, std stdio) *cobra.Command {
-	var chain, suffix, ext string
+	var view viewFlags
 	var options []string
-	var showAll, writable, cache bool
+	var cache bool
 	cmd := &cobra.Command{
 		Use:   "mount [-c CHAIN] [-w] [-o OPTIONS] DIR MOUNTPOINT",
 		Short: "Mount DIR at MOUNTPOINT with its encoded files shown decoded (FUSE)",
@@ -39,25 +37,7 @@ and exits with 130), or until MOUNTPOINT is unmounted (fusermount3 -u; exit
 			"  b14fs mount -c bencode --ext .torrent=.json ~/torrents /mnt/json",
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			codec, err := transform.New(reg, chain)
-			if err != nil {
-				return err
-			}
-			var opts []fsx.Option
-			switch {
-			case ext != "":
-				stored, shown, ok := strings.Cut(ext, "=")
-				if !ok || !strings.HasPrefix(stored, ".") || !strings.HasPrefix(shown, ".") {
-					return usageError{fmt.Errorf("--ext %q: want .STORED=.SHOWN", ext)}
-				}
-				opts = append(opts, fsx.WithExtension(stored, shown))
-			case cmd.Flags().Changed("suffix"):
-				opts = append(opts, fsx.WithSuffix(suffix))
-			}
-			if showAll {
-				opts = append(opts, fsx.ShowUnmapped())
-			}
-			mo := mount.Options{Name: a[0], Dir: a[0], Writable: writable, Cache: cache}
+			mo := mount.Options{Name: a[0], Dir: a[0], Writable: view.writable, Cache: cache}
 			if err := parseMountOptions(options, &mo); err != nil {
 				return err
 			}
@@ -74,16 +54,17 @@ and exits with 130), or until MOUNTPOINT is unmounted (fusermount3 -u; exit
 				return err
 			}
 			defer base.Close()
-			return serveMount(std, a[1], fsx.New(base, codec, opts...), mo)
+			fsys, err := view.build(cmd, reg, base)
+			if err != nil {
+				return err
+			}
+			return serveMount(std, a[1], fsys, mo)
 		},
 	}
-	cmd.Flags().StringVarP(&chain, "chain", "c", defaultChain, "the chain the files of DIR are encoded with")
-	cmd.Flags().StringVar(&suffix, "suffix", "", "the suffix of stored names (default: the codec's own, such as .b14)")
-	cmd.Flags().StringVar(&ext, "ext", "", "show stored `.STORED=.SHOWN` names with the extension replaced")
-	cmd.Flags().BoolVar(&showAll, "show-all", false, "show the other files of DIR too, as they are")
-	cmd.Flags().BoolVarP(&writable, "writable", "w", false, "let programs write: files are stored encoded")
+	view.add(cmd)
 	cmd.Flags().StringSliceVarP(&options, "options", "o", nil, "mount `OPTIONS`, comma-separated: "+strings.Join(mountOptions, ", "))
 	cmd.Flags().BoolVar(&cache, "cache", false, "let the kernel cache data and names for a minute: faster, but changes made in DIR underneath can stay unseen")
+	registerCompletions(cmd, reg)
 	return cmd
 }
 

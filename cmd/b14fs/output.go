@@ -19,16 +19,106 @@ import (
 // a death by SIGINT.
 const exitInterrupted = 130
 
+// maxLinks bounds the symbolic links resolveLinks follows, as the kernel
+// does (ELOOP).
+const maxLinks = 40
+
+// An output is where a conversion writes: standard output, a file written
+// in place, or a temporary file that becomes the target on success.
+type output struct {
+	w        io.Writer
+	terminal bool                  // w is a terminal
+	finish   func(err error) error // ends the output after the conversion's err
+}
+
+// openOutput opens the output that -o names for a conversion: standard
+// output for "" and "-"; a file that exists and is no regular file (such
+// as /dev/null, a FIFO or a terminal) written directly; else a temporary
+// file in the directory of path (of its final target, for a symbolic link)
+// renamed over it on success, removed on failure or on SIGINT and SIGTERM.
+// Errors name path, never the temporary file.
+func openOutput(std stdio, path string) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{w: std.out, terminal: isTerminal(std.out), finish: func(err error) error { return err }}, nil
+	}
+	target, err := resolveLinks(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return nil, renamePath(err, path)
+		}
+		return &output{w: pathWriter{f, path}, terminal: isTerminal(f), finish: func(err error) error {
+			if cerr := f.Close(); err == nil {
+				err = renamePath(cerr, path)
+			}
+			return err
+		}}, nil
+	}
+	f, err := createOutput(target)
+	if err != nil {
+		return nil, renamePath(err, path)
+	}
+	stop := onInterrupt(std.err, f.Abort)
+	return &output{w: pathWriter{f, path}, finish: func(err error) error {
+		stop()
+		if err != nil {
+			f.Abort()
+			return err
+		}
+		return renamePath(f.Commit(), path)
+	}}, nil
+}
+
+// resolveLinks returns the file that path names once every symbolic link
+// on the way is followed; the last one's target need not exist.
+func resolveLinks(path string) (string, error) {
+	for range maxLinks {
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return path, nil // not a link, or absent
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+}
+
+// renamePath returns err naming path instead of the file it was about.
+func renamePath(err error, path string) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	case errors.As(err, &le):
+		return &fs.PathError{Op: le.Op, Path: path, Err: le.Err}
+	}
+	return err
+}
+
+// A pathWriter's errors name path.
+type pathWriter struct {
+	w    io.Writer
+	path string
+}
+
+func (p pathWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	return n, renamePath(err, p.path)
+}
+
 // createOutput creates the temporary file that becomes path on Commit, with
 // the permissions path has if it exists, and 0666 less the umask otherwise.
 // It first removes the temporary files that killed runs left beside path.
 func createOutput(path string) (*atomicfile.File, error) {
 	fsys := afero.NewOsFs()
 	fi, err := os.Stat(path)
-	switch {
-	case err == nil && !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	atomicfile.RemoveStale(fsys, filepath.Dir(path))

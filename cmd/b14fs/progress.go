@@ -3,63 +3,99 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/schollz/progressbar/v3"
 )
 
-// progressInterval is how often progress is redrawn.
-const progressInterval = 200 * time.Millisecond
+const (
+	// progressDelay is how long a conversion runs before auto progress
+	// shows: quick ones never draw anything.
+	progressDelay = time.Second
+	// progressInterval is how often progress is redrawn.
+	progressInterval = 150 * time.Millisecond
+)
 
-// progressEnabled interprets the --progress flag: "auto" shows progress when
-// w is a terminal.
-func progressEnabled(mode string, w io.Writer) (bool, error) {
+// progressModes are the values of --progress.
+var progressModes = []string{"auto", "always", "never"}
+
+// progressDelayFor interprets the --progress flag for a conversion whose
+// diagnostics go to errOut and whose output goes to a terminal or not, and
+// returns how long to wait before showing progress, or -1 for never. auto
+// follows curl: progress on standard error when that is a terminal and the
+// output is not, after progressDelay; always shows it at once, wherever
+// standard error goes.
+func progressDelayFor(mode string, errOut io.Writer, outputIsTerminal bool) (time.Duration, error) {
 	switch mode {
 	case "always":
-		return true, nil
+		return 0, nil
 	case "never":
-		return false, nil
+		return -1, nil
 	case "auto":
-		f, ok := w.(*os.File)
-		return ok && term.IsTerminal(int(f.Fd())), nil
+		if isTerminal(errOut) && !outputIsTerminal {
+			return progressDelay, nil
+		}
+		return -1, nil
 	}
-	return false, usageError{fmt.Errorf("--progress %q: want auto, always or never", mode)}
+	return -1, usageError{fmt.Errorf("--progress %q: want auto, always or never", mode)}
 }
 
-// progress counts the bytes read through it and redraws a status line on w
-// until stopped.
+// progress counts the bytes read through it and, once delay has passed,
+// draws a progress bar on w (size, rate, and the ETA when the total is
+// known) until stopped, which clears it after a delay (auto) and leaves
+// its final state on a line of its own otherwise (always, for logs).
 type progress struct {
-	r     io.Reader
-	n     atomic.Int64
-	done  chan struct{}
-	wg    sync.WaitGroup
-	w     io.Writer
-	verb  string
-	total int64 // -1 when unknown
-	start time.Time
+	r    io.Reader
+	n    atomic.Int64
+	done chan struct{}
+	wg   sync.WaitGroup
 }
 
-func startProgress(w io.Writer, verb string, r io.Reader, total int64) *progress {
-	p := &progress{r: r, done: make(chan struct{}), w: w, verb: verb, total: total, start: time.Now()}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
+// startProgress returns r counted, with progress for the conversion named
+// verb of total bytes (-1 when unknown) drawn on w after delay.
+func startProgress(w io.Writer, verb string, r io.Reader, total int64, delay time.Duration) *progress {
+	p := &progress{r: r, done: make(chan struct{})}
+	p.wg.Go(func() {
+		if delay > 0 {
+			select {
+			case <-p.done:
+				return
+			case <-time.After(delay):
+			}
+		}
+		opts := []progressbar.Option{
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(verb),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
+			progressbar.OptionUseIECUnits(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionSetPredictTime(total >= 0),
+			progressbar.OptionSetElapsedTime(total < 0),
+			progressbar.OptionSetSpinnerChangeInterval(0),
+		}
+		if delay > 0 {
+			opts = append(opts, progressbar.OptionClearOnFinish())
+		}
+		bar := progressbar.NewOptions64(total, opts...)
 		t := time.NewTicker(progressInterval)
 		defer t.Stop()
 		for {
+			bar.Set64(p.n.Load())
 			select {
 			case <-t.C:
-				p.draw("\r")
 			case <-p.done:
-				p.draw("\r")
-				fmt.Fprintln(p.w)
+				bar.Set64(p.n.Load())
+				bar.Finish()
+				if delay == 0 {
+					fmt.Fprintln(w)
+				}
 				return
 			}
 		}
-	}()
+	})
 	return p
 }
 
@@ -69,28 +105,8 @@ func (p *progress) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func (p *progress) draw(prefix string) {
-	n := p.n.Load()
-	rate := float64(n) / max(time.Since(p.start).Seconds(), 1e-3)
-	if p.total > 0 {
-		fmt.Fprintf(p.w, "%s%s: %3d%% %s of %s, %s/s ", prefix, p.verb, n*100/p.total, size(float64(n)), size(float64(p.total)), size(rate))
-	} else {
-		fmt.Fprintf(p.w, "%s%s: %s, %s/s ", prefix, p.verb, size(float64(n)), size(rate))
-	}
-}
-
+// stop ends the progress and clears what it drew.
 func (p *progress) stop() {
 	close(p.done)
 	p.wg.Wait()
-}
-
-// size formats a byte count with a binary unit.
-func size(n float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	i := 0
-	for n >= 1024 && i < len(units)-1 {
-		n /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", n, units[i])
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
 func newRootCommand(reg *core.Registry, std stdio) *cobra.Command {
@@ -44,24 +46,31 @@ Encoding runs the stages left to right, decoding right to left.`,
 		newCodecCommand(reg, std, decodeDirection),
 		newCodecsCommand(reg, std),
 		newMountCommand(reg, std),
+		newServeCommand(reg, std),
+		newCompatCommand(std),
 	)
 	root.AddCommand(newTorrentCommand(reg, std))
 	return root
 }
 
-// version returns the module version and VCS revision b14fs was built from.
+// version returns what --version prints after "b14fs version ": the
+// module version (which names the VCS revision for a build from a
+// checkout), or the revision alone when the module has none, then the Go
+// version, the platform and the base16384 kernel in use.
 func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
+	v := "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		v = info.Main.Version
+		if v == "" || v == "(devel)" {
+			v = "(devel)"
+			for _, s := range info.Settings {
+				if s.Key == "vcs.revision" {
+					v = s.Value[:min(len(s.Value), 12)]
+				}
+			}
 		}
 	}
-	return v
+	return fmt.Sprintf("%s (%s, %s/%s, base16384 kernel %s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, base16384.Kernel())
 }
 
 // args checks positional arguments, reporting a misuse as a usage error.

@@ -141,7 +141,7 @@ without being decoded to disk.`,
 			"  b14fs torrent verify --fs-chain base16384 x.torrent ~/vault",
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(_ *cobra.Command, a []string) error {
-			show, err := progressEnabled(progress, std.err)
+			delay, err := progressDelayFor(progress, std.err, false)
 			if err != nil {
 				return err
 			}
@@ -153,7 +153,7 @@ without being decoded to disk.`,
 			if err != nil {
 				return err
 			}
-			return verifyData(std, m, fsys, show)
+			return verifyData(std, m, fsys, delay)
 		},
 	}
 	verify.Flags().StringVar(&fsChain, "fs-chain", "", "read DATA-DIR's files through this `CHAIN` (stored encoded)")
@@ -221,17 +221,21 @@ func dataFS(reg *core.Registry, dir, chain string) (fs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), dir), codec)
+	fsys, err := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), dir), codec)
+	if err != nil {
+		return nil, err
+	}
 	return afero.NewIOFS(fsys), nil
 }
 
 // verifyData verifies m's data in fsys and prints what it found.
-func verifyData(std stdio, m *torrent.MetaInfo, fsys fs.FS, showProgress bool) error {
+// Progress shows after delay, unless delay is negative.
+func verifyData(std stdio, m *torrent.MetaInfo, fsys fs.FS, delay time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := &torrent.VerifyOptions{}
-	if showProgress {
-		p := startProgress(std.err, "verify", nil, m.Info.TotalLength())
+	if delay >= 0 {
+		p := startProgress(std.err, "verify", nil, m.Info.TotalLength(), delay)
 		defer p.stop()
 		o.Progress = func(n int64) { p.n.Add(n) }
 	}
@@ -464,5 +468,11 @@ func shortSize(n int64) string {
 	if n < 1024 {
 		return strconv.FormatInt(n, 10) + " B"
 	}
-	return size(float64(n))
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	v, i := float64(n)/1024, 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
 }

@@ -33,42 +33,81 @@ var Readers = []Reader{
 // writeSizes are the write sizes TestCodec pushes data through a push stream in.
 var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 
-// TestCodec checks c on each input: the pull encoder gives the same bytes
-// for any read pattern (testing/iotest readers, and iotest.TestReader on
-// the stream itself); the push encoder gives them for any write size; both
-// decoders give back the input; Close flushes without closing the underlying
-// writer; and an error from the source reaches the reader.
+// TestCodec checks that c keeps the core.Codec contract on each input, and
+// that every optional capability c declares matches its base behaviour, the
+// way testing/fstest.TestFS checks a file system:
+//
+//   - the pull encoder gives the same bytes for any read pattern
+//     (testing/iotest readers, and iotest.TestReader on the stream itself);
+//     the push encoder gives them for any write size; both decoders give
+//     back the input; Close flushes without closing the underlying writer;
+//     and an error from the source reaches the reader;
+//   - after Close, Read and Write fail with core.ErrClosed and Close returns
+//     nil again;
+//   - Reset (core.ReaderResetter, core.WriterResetter) gives the output of
+//     a fresh stream;
+//   - for a core.BlockCodec, Layout, WriteLayout, EncodedLen and
+//     Layout.EncodedOffset agree with the real encodings at every block
+//     boundary, a decoder started at any block boundary decodes the rest,
+//     and blocks declared independent encode the same alone;
+//   - corrupt encodings (truncated, a byte changed, a byte added) are
+//     rejected, if at all, with a *core.DataError matching
+//     core.ErrInvalidData at an offset inside the input, the same in pull
+//     and push form and for any read size;
+//   - one Codec value is used from many goroutines at once (run with -race);
+//   - partly read pull streams, once closed, leave no goroutine behind.
 func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 	t.Helper()
+	encodings := make([][]byte, len(inputs))
 	for i, in := range inputs {
 		t.Run(fmt.Sprintf("input%d_len%d", i, len(in)), func(t *testing.T) {
-			enc, err := io.ReadAll(c.NewEncodeReader(bytes.NewReader(in)))
+			enc, err := readAll(c.NewEncodeReader(bytes.NewReader(in)))
 			if err != nil {
 				t.Fatalf("encode: %v", err)
 			}
+			encodings[i] = enc
 			checkForm(t, "encode", c.NewEncodeReader, c.NewEncodeWriter, in, enc)
 			checkForm(t, "decode", c.NewDecodeReader, c.NewDecodeWriter, enc, in)
+			checkClose(t, c, in, enc)
+			checkReset(t, c, in, enc)
+			if bc, ok := c.(core.BlockCodec); ok {
+				checkBlocks(t, bc, in, enc)
+			}
+			checkCorrupt(t, c, enc)
 		})
 	}
+	t.Run("concurrent", func(t *testing.T) { checkConcurrent(t, c, inputs, encodings) })
+	t.Run("abandoned", func(t *testing.T) { checkAbandoned(t, c, inputs, encodings) })
+}
+
+// readAll reads r to its end and closes it.
+func readAll(r io.ReadCloser) ([]byte, error) {
+	p, err := io.ReadAll(r)
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	return p, err
 }
 
 // checkForm checks that the pull and push streams of one direction turn src
 // into want.
-func checkForm(t *testing.T, dir string, pull func(io.Reader) io.Reader, push func(io.Writer) io.WriteCloser, src, want []byte) {
+func checkForm(t *testing.T, dir string, pull func(io.Reader) io.ReadCloser, push func(io.Writer) io.WriteCloser, src, want []byte) {
 	t.Helper()
 	for _, rd := range Readers {
-		got, err := io.ReadAll(pull(rd.Wrap(bytes.NewReader(src))))
+		got, err := readAll(pull(rd.Wrap(bytes.NewReader(src))))
 		if err != nil {
 			t.Errorf("%s pull, %s: %v", dir, rd.Name, err)
 		} else if !bytes.Equal(got, want) {
 			t.Errorf("%s pull, %s:\n got %q\nwant %q", dir, rd.Name, clip(got), clip(want))
 		}
 	}
-	if err := iotest.TestReader(pull(bytes.NewReader(src)), want); err != nil {
+	r := pull(bytes.NewReader(src))
+	if err := iotest.TestReader(r, want); err != nil {
 		t.Errorf("%s pull, iotest.TestReader: %v", dir, err)
 	}
+	r.Close()
 	errBroken := errors.New("broken source")
-	got, err := io.ReadAll(pull(io.MultiReader(bytes.NewReader(src), iotest.ErrReader(errBroken))))
+	got, err := readAll(pull(io.MultiReader(bytes.NewReader(src), iotest.ErrReader(errBroken))))
 	if !errors.Is(err, errBroken) {
 		t.Errorf("%s pull, failing source: got error %v, want %v", dir, err, errBroken)
 	} else if !bytes.HasPrefix(want, got) {

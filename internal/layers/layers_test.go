@@ -22,7 +22,7 @@ func rank(pkg string) (layer int, unit string) {
 	case "internal":
 		name, _, _ := strings.Cut(rest, "/")
 		switch name {
-		case "testcodec", "shareddata":
+		case "testcodec", "shareddata", "vectors":
 			return 1, "internal/" + name // test helpers: on core, under everything else
 		case "atomicfile":
 			return 1, "internal/" + name // temporary files, for plugins, fsx and cmd alike

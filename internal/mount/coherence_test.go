@@ -22,7 +22,7 @@ import (
 // underneath returns an fsx over tm's directory, for changes made there
 // without the mount.
 func (tm *testMount) underneath(c core.Codec) *fsx.Fs {
-	return fsx.New(afero.NewBasePathFs(afero.NewOsFs(), tm.back), c)
+	return mustFsx(tm.t, afero.NewBasePathFs(afero.NewOsFs(), tm.back), c)
 }
 
 // TestReplacedWhileOpen replaces the stored file of a file a program is
@@ -271,7 +271,7 @@ func TestSeenAtOnce(t *testing.T) {
 func TestInodeNumbers(t *testing.T) {
 	back := t.TempDir()
 	writeTree(t, back, map[string]string{"sub/keep.b14": ""})
-	under := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), back), base16384.NewCodec())
+	under := mustFsx(t, afero.NewBasePathFs(afero.NewOsFs(), back), base16384.NewCodec())
 	afero.WriteFile(under, "old", []byte("old"), 0o644)
 	tm := mountBack(t, back, base16384.NewCodec(), Options{Writable: true})
 	names := []string{".", "old", "sub", "sub/keep", "a", "b", "sub/c"}
@@ -341,7 +341,7 @@ func TestInodeNumbers(t *testing.T) {
 func TestReadOnlyErrors(t *testing.T) {
 	back := t.TempDir()
 	writeTree(t, back, nil)
-	under := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), back), base16384.NewCodec())
+	under := mustFsx(t, afero.NewBasePathFs(afero.NewOsFs(), back), base16384.NewCodec())
 	afero.WriteFile(under, "f", []byte("x"), 0o600)
 	os.Mkdir(filepath.Join(back, "d"), 0o700)
 	tm := mountBack(t, back, base16384.NewCodec(), Options{})

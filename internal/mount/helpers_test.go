@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
+
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
@@ -62,7 +64,7 @@ func mountBack(t testing.TB, back string, c core.Codec, opts Options) *testMount
 		tm.logged = append(tm.logged, err)
 		tm.mu.Unlock()
 	}
-	srv, err := Mount(fsx.New(base, c), tm.mnt, opts)
+	srv, err := Mount(mustFsx(t, base, c), tm.mnt, opts)
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}
@@ -185,4 +187,14 @@ func eventually(t testing.TB, timeout time.Duration, check func() string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// mustFsx returns fsx.New(base, c), ending the test on an error.
+func mustFsx(t testing.TB, base afero.Fs, c core.Codec) *fsx.Fs {
+	t.Helper()
+	fsys, err := fsx.New(base, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
 }

@@ -38,7 +38,12 @@ func mountHelper(dir, mountpoint string) int {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	srv, err := Mount(fsx.New(base, base16384.NewCodec()), mountpoint, Options{Dir: dir, Writable: true,
+	fsys, err := fsx.New(base, base16384.NewCodec())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	srv, err := Mount(fsys, mountpoint, Options{Dir: dir, Writable: true,
 		Log: func(err error) { fmt.Fprintln(os.Stderr, err) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -139,7 +144,7 @@ func TestMemoryBounded(t *testing.T) {
 	}
 	defer base.Close()
 	const size = 1 << 30
-	f, err := fsx.New(base, base16384.NewCodec()).Create("big")
+	f, err := mustFsx(t, base, base16384.NewCodec()).Create("big")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -235,11 +235,14 @@ func TestMountFullDisk(t *testing.T) {
 		t.Fatal("no inode free on the new tmpfs")
 	}
 	os.Remove(fill[len(fill)-1])
-	fsys := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), back), base16384.NewCodec())
+	fsys, err := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), back), base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var logged []error
 	dir := mountForTest(t, fsys, Options{Writable: true, Log: func(err error) { logged = append(logged, err) }})
 
-	err := os.WriteFile(filepath.Join(dir, "new"), []byte("hi\n"), 0o644)
+	err = os.WriteFile(filepath.Join(dir, "new"), []byte("hi\n"), 0o644)
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("writing a file on a full disk: %v, want ENOSPC", err)
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -188,7 +187,7 @@ func TestToolTailF(t *testing.T) {
 	wait(tailf, "one\ntwo\nthree\nfour\n")
 
 	// Underneath: another fsx over the same directory appends in place.
-	other := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), tm.back), base16384.NewCodec())
+	other := mustFsx(t, afero.NewBasePathFs(afero.NewOsFs(), tm.back), base16384.NewCodec())
 	f, err := other.OpenFile("log", os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -479,7 +478,7 @@ func TestToolSqlite(t *testing.T) {
 	}
 	// The stored file decodes on its own to the same database.
 	plain := filepath.Join(t.TempDir(), "plain.db")
-	other := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), tm.back), base16384.NewCodec())
+	other := mustFsx(t, afero.NewBasePathFs(afero.NewOsFs(), tm.back), base16384.NewCodec())
 	b, err := afero.ReadFile(other, "test.db")
 	if err != nil {
 		t.Fatal(err)

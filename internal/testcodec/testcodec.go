@@ -22,7 +22,7 @@ func (Hex) Name() string { return "hex" }
 func (Hex) Suffix() string { return ".hex" }
 
 // NewEncodeReader returns a reader of r's bytes in hexadecimal.
-func (Hex) NewEncodeReader(r io.Reader) io.Reader {
+func (Hex) NewEncodeReader(r io.Reader) io.ReadCloser {
 	return &mapReader{r: r, f: func(dst, src []byte) (int, int, error) {
 		n := min(len(src), len(dst)/2)
 		return hex.Encode(dst, src[:n]), n, nil
@@ -30,13 +30,13 @@ func (Hex) NewEncodeReader(r io.Reader) io.Reader {
 }
 
 // NewDecodeReader returns a reader of r's hexadecimal decoded.
-func (Hex) NewDecodeReader(r io.Reader) io.Reader {
+func (Hex) NewDecodeReader(r io.Reader) io.ReadCloser {
 	return &mapReader{r: r, f: decodeHex, block: 2}
 }
 
 // NewEncodeWriter returns a writer that writes hexadecimal into w.
 func (Hex) NewEncodeWriter(w io.Writer) io.WriteCloser {
-	return nopCloser{hex.NewEncoder(w)}
+	return &plainWriter{w: hex.NewEncoder(w)}
 }
 
 // NewDecodeWriter returns a writer that decodes hexadecimal into w; Close
@@ -54,9 +54,27 @@ func decodeHex(dst, src []byte) (int, int, error) {
 	return n, 2 * n, nil
 }
 
-type nopCloser struct{ io.Writer }
+// closer notes a stream's Close, after which its Read and Write fail.
+type closer struct{ closed bool }
 
-func (nopCloser) Close() error { return nil }
+// Close closes the stream.
+func (c *closer) Close() error {
+	c.closed = true
+	return nil
+}
+
+// plainWriter is a push stream that has nothing to flush.
+type plainWriter struct {
+	w io.Writer
+	closer
+}
+
+func (p *plainWriter) Write(b []byte) (int, error) {
+	if p.closed {
+		return 0, core.ErrClosed
+	}
+	return p.w.Write(b)
+}
 
 // decodeWriter buffers at most one odd digit between writes.
 type decodeWriter struct {
@@ -64,9 +82,13 @@ type decodeWriter struct {
 	odd []byte
 	off int64
 	buf [512]byte
+	closer
 }
 
 func (d *decodeWriter) Write(p []byte) (int, error) {
+	if d.closed {
+		return 0, core.ErrClosed
+	}
 	n := len(p)
 	for len(p) > 0 {
 		src := append(d.odd, p[:min(len(p), len(d.buf)*2-len(d.odd))]...)
@@ -85,6 +107,10 @@ func (d *decodeWriter) Write(p []byte) (int, error) {
 }
 
 func (d *decodeWriter) Close() error {
+	if d.closed {
+		return nil
+	}
+	d.closed = true
 	if len(d.odd) > 0 {
 		return &core.DataError{Codec: "hex", Offset: d.off, Err: io.ErrUnexpectedEOF}
 	}
@@ -113,9 +139,13 @@ type mapReader struct {
 	outBuf [2048]byte
 	out    []byte // output not yet returned
 	err    error  // the error r returned
+	closer
 }
 
 func (m *mapReader) Read(p []byte) (int, error) {
+	if m.closed {
+		return 0, core.ErrClosed
+	}
 	for len(m.out) == 0 {
 		if m.err != nil {
 			if m.err == io.EOF && m.nIn > 0 {
@@ -168,10 +198,10 @@ func (x Xor) WithOptions(opts core.Options) (core.Codec, error) {
 }
 
 // NewEncodeReader XORs r's bytes.
-func (x Xor) NewEncodeReader(r io.Reader) io.Reader { return &xorReader{r, x.Key} }
+func (x Xor) NewEncodeReader(r io.Reader) io.ReadCloser { return &xorReader{r: r, key: x.Key} }
 
 // NewDecodeReader XORs r's bytes.
-func (x Xor) NewDecodeReader(r io.Reader) io.Reader { return &xorReader{r, x.Key} }
+func (x Xor) NewDecodeReader(r io.Reader) io.ReadCloser { return &xorReader{r: r, key: x.Key} }
 
 // NewEncodeWriter XORs bytes into w.
 func (x Xor) NewEncodeWriter(w io.Writer) io.WriteCloser { return &xorWriter{w: w, key: x.Key} }
@@ -182,9 +212,13 @@ func (x Xor) NewDecodeWriter(w io.Writer) io.WriteCloser { return &xorWriter{w: 
 type xorReader struct {
 	r   io.Reader
 	key byte
+	closer
 }
 
 func (x *xorReader) Read(p []byte) (int, error) {
+	if x.closed {
+		return 0, core.ErrClosed
+	}
 	n, err := x.r.Read(p)
 	for i := range p[:n] {
 		p[i] ^= x.key
@@ -196,14 +230,16 @@ type xorWriter struct {
 	w   io.Writer
 	key byte
 	buf []byte
+	closer
 }
 
 func (x *xorWriter) Write(p []byte) (int, error) {
+	if x.closed {
+		return 0, core.ErrClosed
+	}
 	x.buf = append(x.buf[:0], p...)
 	for i := range x.buf {
 		x.buf[i] ^= x.key
 	}
 	return x.w.Write(x.buf)
 }
-
-func (x *xorWriter) Close() error { return nil }

@@ -15,16 +15,51 @@
 // writes) and UTF-8 (what EncodeToString writes), each with or without a
 // leading byte order mark, telling them apart by the first byte.
 //
-// Push-form streams (NewEncodeWriter, NewDecodeWriter) and a core.Codec
-// (NewCodec) with options complete the package.
+// # Options
+//
+// An Encoding, made by New with typed Options (UTF8, BOM, Strict,
+// Checksum, and for text Wrap, Newline and SkipGarbage), encodes and
+// decodes whole buffers in the style of encoding/base64: Encode,
+// AppendEncode, Decode, AppendDecode and the length methods. StdEncoding
+// is the reference encoding the package functions use. NewCodec(opts...)
+// is the same configuration as a core.Codec, for streams and chains, and
+// NewTextCodec(opts...) the one for text with line breaks, which has no
+// fixed-size blocks; the chain options (form=utf8, bom=true, strict=true,
+// checksum=true, wrap=N, newline=true, garbage=skip) map onto the same
+// Options.
+//
+// # Text
+//
+// Decoding skips line breaks (CR, LF) between the units of the UTF-8 form,
+// and with SkipGarbage every other byte that starts no unit of the
+// alphabet; Strict skips nothing. Nothing is skipped in the raw form.
+// Encoding writes line breaks only when asked (Wrap, Newline): the
+// defaults give the reference's bytes.
+//
+// # Streams
+//
+// NewEncoder and NewDecoder, as in the reference, return pull streams:
+// readers of the encoding or decoding of another reader, to be read or
+// passed to io.Copy. NewEncodeWriter and NewDecodeWriter return push
+// streams: writers whose Close flushes the tail. Close ends every stream
+// without closing what it wraps.
+//
+// # Lengths
+//
+//	EncodeLen(n)                   reference: raw UTF-16BE bytes that n bytes encode to
+//	DecodeLen(n, offset)           reference: bytes that n raw bytes whose end marker holds offset decode to
+//	(*Encoding).EncodedLen(n)      bytes Encode writes for n bytes, in the Encoding's form, BOM included
+//	(*Encoding).DecodedLen(src)    bytes src decodes to, judged from its length, start and end marker
+//	(*Encoding).MaxDecodedLen(n)   at most this many bytes from n encoded bytes, in any form
+//	(*Codec).EncodedLen(n)         core.BlockCodec: the blocks of n bytes, without the BOM
 package base16384
 
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 )
 
 // Name is the name the codec is registered under.
@@ -59,9 +94,7 @@ func DecodeLen(in, offset int) int {
 }
 
 // Encode returns the raw UTF-16BE encoding of b.
-func Encode(b []byte) []byte {
-	return AppendEncode(make([]byte, 0, EncodeLen(len(b))), b)
-}
+func Encode(b []byte) []byte { return StdEncoding.AppendEncode(nil, b) }
 
 // EncodeTo writes the raw UTF-16BE encoding of b to the start of encd, which
 // must hold at least EncodeLen(len(b)) bytes.
@@ -70,29 +103,17 @@ func EncodeTo(b, encd []byte) error {
 	if len(encd) < n {
 		return fmt.Errorf("%s: EncodeTo: %w: need %d bytes, have %d", Name, io.ErrShortBuffer, n, len(encd))
 	}
-	var e encodeState
-	e.encode(encd, b)
+	StdEncoding.Encode(encd, b)
 	return nil
 }
 
 // AppendEncode appends the raw UTF-16BE encoding of src to dst and returns the
-// extended buffer.
-func AppendEncode(dst, src []byte) []byte {
-	n := EncodeLen(len(src))
-	dst = slices.Grow(dst, n)
-	var e encodeState
-	e.encode(dst[len(dst):len(dst)+n], src)
-	return dst[:len(dst)+n]
-}
+// extended buffer. It is StdEncoding.AppendEncode.
+func AppendEncode(dst, src []byte) []byte { return StdEncoding.AppendEncode(dst, src) }
 
-// DecodedLen returns the length of the decoding of b (in either text form,
-// with or without a byte order mark), judging from its length, its start and
-// its end marker only. It returns a *core.DataError when those show that b
-// cannot be a valid encoding; a nil error does not mean that b is valid.
-func DecodedLen(b []byte) (int, error) {
-	s, err := measure(b[:min(len(b), 3)], b[max(len(b)-3, 0):], int64(len(b)))
-	return int(s.size), err
-}
+// DecodedLen returns StdEncoding.DecodedLen(b): the length of the decoding of
+// b, judged from its length, start and end marker only.
+func DecodedLen(b []byte) (int, error) { return StdEncoding.DecodedLen(b) }
 
 // Decode returns the decoding of b. It returns nil when b is not a valid
 // encoding (use AppendDecode to learn why) and an empty, non-nil slice for
@@ -109,46 +130,22 @@ func Decode(b []byte) []byte {
 // least DecodedLen(b) bytes. It returns a *core.DataError for invalid input,
 // and an error wrapping io.ErrShortBuffer when decd is too small.
 func DecodeTo(b, decd []byte) error {
-	n, err := DecodedLen(b)
-	if err != nil {
-		return firstError(b, err)
-	}
-	if len(decd) < n {
-		return fmt.Errorf("%s: DecodeTo: %w: need %d bytes, have %d", Name, io.ErrShortBuffer, n, len(decd))
-	}
-	var d decodeState
-	_, _, err = d.decode(decd[:n], b, true)
+	_, err := StdEncoding.Decode(decd, b)
 	return err
 }
 
 // AppendDecode appends the decoding of src to dst and returns the extended
-// buffer. For invalid input it returns dst unchanged in length and a
-// *core.DataError naming the byte offset of the first bad unit.
-func AppendDecode(dst, src []byte) ([]byte, error) {
-	n, err := DecodedLen(src)
-	if err != nil {
-		return dst, firstError(src, err)
-	}
-	dst = slices.Grow(dst, n)
-	var d decodeState
-	if _, _, err := d.decode(dst[len(dst):len(dst)+n], src, true); err != nil {
-		return dst, err
-	}
-	return dst[:len(dst)+n], nil
-}
-
-// firstError returns the error at the first bad unit of src, whose length
-// or end marker measure found wrong (measureErr): the units before the end
-// may hold an earlier fault.
-func firstError(src []byte, measureErr error) error {
-	var d decodeState
-	if _, _, err := d.decode(make([]byte, maxDecodedLen(len(src))), src, true); err != nil {
-		return err
-	}
-	return measureErr
-}
+// buffer; it is StdEncoding.AppendDecode. For invalid input it returns dst
+// unchanged in length and a *core.DataError naming the byte offset of the
+// first bad unit.
+func AppendDecode(dst, src []byte) ([]byte, error) { return StdEncoding.AppendDecode(dst, src) }
 
 // dataError returns the *core.DataError for err at offset.
 func dataError(offset int64, err error) error {
 	return &core.DataError{Codec: Name, Offset: offset, Err: err}
 }
+
+// Kernel returns the name of the block kernel encoding and decoding run on
+// this machine: "avx512vbmi", "avx2" or "neon" where the processor has
+// those instructions (and the purego build tag is not set), else "generic".
+func Kernel() string { return kernel.Name() }

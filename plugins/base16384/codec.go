@@ -1,6 +1,8 @@
 package base16384
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -8,12 +10,14 @@ import (
 )
 
 // Codec is base16384 as a core.Codec. It is Configurable (options form,
-// bom, strict and checksum), a Suffixer (".b14") and a BlockCodec: every 7
-// plain bytes make one block of 8 encoded bytes (12 in the UTF-8 form).
+// bom, strict and checksum, the string forms of the Options), a Suffixer
+// (".b14") and a BlockCodec: every 7 plain bytes make one block of 8 encoded
+// bytes (12 in the UTF-8 form).
 //
 // Decoding detects the form and a byte order mark by itself, whatever the
-// options, and may start at any block boundary of a stream. A Codec is
-// immutable and safe for concurrent use.
+// options, and may start at any block boundary of a stream, unless the
+// stream carries a checksum. A Codec is immutable and safe for concurrent
+// use.
 type Codec struct {
 	cfg config
 }
@@ -22,6 +26,7 @@ var (
 	_ core.Configurable = (*Codec)(nil)
 	_ core.Suffixer     = (*Codec)(nil)
 	_ core.BlockCodec   = (*Codec)(nil)
+	_ core.OptionLister = (*Codec)(nil)
 
 	_ core.ReaderResetter = (*Encoder)(nil)
 	_ core.ReaderResetter = (*Decoder)(nil)
@@ -29,10 +34,18 @@ var (
 	_ core.WriterResetter = (*DecodeWriter)(nil)
 )
 
-// NewCodec returns the codec with default options: the raw UTF-16BE form
-// without a byte order mark, pad bits zero on encoding and ignored on
-// decoding.
-func NewCodec() *Codec { return &Codec{} }
+// NewCodec returns the codec with the given options. Without any, it writes
+// the raw UTF-16BE form without a byte order mark, pad bits zero, and
+// ignores pad bits when decoding. It panics when given the options for
+// text, Wrap, Newline or SkipGarbage, whose streams have no fixed-size
+// blocks: NewTextCodec takes those.
+func NewCodec(opts ...Option) *Codec {
+	cfg := mustConfigure(opts)
+	if !cfg.blocks() {
+		panic("base16384: NewCodec with Wrap, Newline or SkipGarbage; use NewTextCodec")
+	}
+	return &Codec{cfg: cfg}
+}
 
 // Name returns "base16384".
 func (c *Codec) Name() string { return Name }
@@ -42,15 +55,39 @@ func (c *Codec) Suffix() string { return ".b14" }
 
 // WithOptions returns the codec configured with opts:
 //
-//	form=utf16be|utf8  the encoder's output form (default utf16be)
-//	bom=true|false     the encoder writes a byte order mark first
-//	strict=true|false  the decoder rejects non-zero pad bits
-//	checksum=true|false the encoder writes the C CLI's checksum (base16384
-//	                   -c) in the pad bits and the decoder verifies it
+//	form=utf16be|utf8    the encoder's output form (default utf16be)
+//	bom=true|false       the encoder writes a byte order mark first
+//	strict=true|false    the decoder rejects non-zero pad bits and line breaks
+//	checksum=true|false  the encoder writes the C CLI's checksum (base16384
+//	                     -c) in the pad bits and the decoder verifies it
+//	wrap=N               the encoder breaks lines after every N units (form=utf8)
+//	newline=true|false   the encoder ends its output with a line break (form=utf8)
+//	garbage=reject|skip  the decoder skips bytes outside the alphabet in the
+//	                     UTF-8 form (not with strict=true)
 //
-// An unknown key or a bad value gives a *core.OptionError.
+// With wrap, newline or garbage=skip it returns a *TextCodec, which is no
+// core.BlockCodec; else a *Codec. An unknown key, a bad value or options
+// that contradict each other give a *core.OptionError.
 func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
-	cfg := c.cfg
+	return configured(c.cfg, opts)
+}
+
+// optionDocs are the options of Codec and TextCodec.
+var optionDocs = []core.OptionDoc{
+	{Key: "form", Values: []string{"utf16be", "utf8"}, Usage: "the encoder's form: raw UTF-16BE or UTF-8 text"},
+	{Key: "bom", Values: []string{"true", "false"}, Usage: "write a byte order mark first"},
+	{Key: "strict", Values: []string{"true", "false"}, Usage: "reject non-zero pad bits and line breaks"},
+	{Key: "checksum", Values: []string{"true", "false"}, Usage: "write and verify the C CLI's checksum"},
+	{Key: "wrap", Usage: "break UTF-8 text into lines of N characters"},
+	{Key: "newline", Values: []string{"true", "false"}, Usage: "end UTF-8 text with a line break"},
+	{Key: "garbage", Values: []string{"reject", "skip"}, Usage: "skip bytes outside the alphabet when decoding text"},
+}
+
+// OptionDocs lists the options WithOptions takes.
+func (c *Codec) OptionDocs() []core.OptionDoc { return optionDocs }
+
+// configured returns the codec of cfg changed by opts.
+func configured(cfg config, opts core.Options) (core.Codec, error) {
 	for _, opt := range opts {
 		var err error
 		switch opt.Key {
@@ -63,6 +100,16 @@ func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 			cfg.strict, err = opt.Bool(Name)
 		case "checksum":
 			cfg.checksum, err = opt.Bool(Name)
+		case "wrap":
+			cfg.wrap, err = opt.Int(Name)
+			if err == nil && cfg.wrap < 0 {
+				err = &core.OptionError{Codec: Name, Key: opt.Key, Value: opt.Value, Err: fmt.Errorf("%w: negative", core.ErrBadOptionValue)}
+			}
+		case "newline":
+			cfg.newline, err = opt.Bool(Name)
+		case "garbage":
+			err = opt.OneOf(Name, "reject", "skip")
+			cfg.skipGarbage = opt.Value == "skip"
 		default:
 			err = opt.Unknown(Name)
 		}
@@ -70,14 +117,26 @@ func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 			return nil, err
 		}
 	}
+	if key, err := cfg.check(); err != nil {
+		value := ""
+		for _, opt := range opts {
+			if opt.Key == key {
+				value = opt.Value
+			}
+		}
+		return nil, &core.OptionError{Codec: Name, Key: key, Value: value, Err: fmt.Errorf("%w: %w", core.ErrBadOptionValue, err)}
+	}
+	if !cfg.blocks() {
+		return &TextCodec{cfg: cfg}, nil
+	}
 	return &Codec{cfg: cfg}, nil
 }
 
 // NewEncodeReader returns an *Encoder of r with the codec's options.
-func (c *Codec) NewEncodeReader(r io.Reader) io.Reader { return newEncoder(r, c.cfg) }
+func (c *Codec) NewEncodeReader(r io.Reader) io.ReadCloser { return newEncoder(r, c.cfg) }
 
 // NewDecodeReader returns a *Decoder of r with the codec's options.
-func (c *Codec) NewDecodeReader(r io.Reader) io.Reader { return newDecoder(r, c.cfg) }
+func (c *Codec) NewDecodeReader(r io.Reader) io.ReadCloser { return newDecoder(r, c.cfg) }
 
 // NewEncodeWriter returns an *EncodeWriter into w with the codec's options.
 func (c *Codec) NewEncodeWriter(w io.Writer) io.WriteCloser { return newEncodeWriter(w, c.cfg) }
@@ -89,33 +148,109 @@ func (c *Codec) NewDecodeWriter(w io.Writer) io.WriteCloser { return newDecodeWr
 // form, without a byte order mark.
 func (c *Codec) EncodedLen(n int64) int64 { return c.cfg.encodedLen(n) }
 
+// WriteLayout returns the layout of the streams the codec writes: a byte
+// order mark of 2 (UTF-16BE) or 3 (UTF-8) bytes with bom=true, blocks of 7
+// plain bytes in 8 (UTF-16BE) or 12 (UTF-8) encoded bytes, independent
+// unless checksum=true. The form is "utf16be" or "utf8", followed by "+bom"
+// and "+checksum" when those options are set.
+func (c *Codec) WriteLayout() core.Layout {
+	return c.cfg.layout(c.cfg.utf8, int64(len(c.cfg.header())))
+}
+
+// layout returns the layout of a stream of the given text form and header
+// written with the options of c (only checksum matters).
+func (c config) layout(utf8 bool, header int64) core.Layout {
+	l := core.Layout{Header: header, PlainBlock: 7, EncodedBlock: 8, Form: "utf16be", Independent: !c.checksum}
+	if utf8 {
+		l.EncodedBlock, l.Form = 12, "utf8"
+	}
+	if header > 0 {
+		l.Form += "+bom"
+	}
+	if c.checksum {
+		l.Form += "+checksum"
+	}
+	return l
+}
+
 // Layout returns how the stored encoding in r, of the given size, maps to
-// plain data, reading only its first and last 3 bytes. The form and the byte
-// order mark come from the stream, not from the options (but an empty stream
-// has the options' form). A decoder started
-// at Layout's block boundaries (past the header) decodes the rest.
+// plain data. For the raw form it reads only the first and last few bytes.
+// The UTF-8 form may hold line breaks, which decoding skips: Layout reads
+// it whole to find them. Line breaks at its end are no matter; elsewhere
+// they move the blocks, and Layout returns an error matching
+// core.ErrNoLayout (with strict=true, a *core.DataError).
+//
+// The form and the byte order mark come from the stream, not from the
+// options (but an empty stream has the options' form); whether it carries a
+// checksum comes from the options, as the stream does not tell. Unless it
+// does, a decoder started at Layout's block boundaries (past the header)
+// decodes the rest.
 func (c *Codec) Layout(r io.ReaderAt, size int64) (core.Layout, error) {
 	if size < 0 {
 		return core.Layout{}, fmt.Errorf("%s: negative size %d", Name, size)
 	}
-	n := min(size, 3)
-	head := make([]byte, n)
-	tail := make([]byte, n)
+	head := make([]byte, min(size, 3))
+	tail := make([]byte, min(size, maxTrailingBreaks+3))
 	if err := readAtFull(r, head, 0); err != nil {
 		return core.Layout{}, err
 	}
-	if err := readAtFull(r, tail, size-n); err != nil {
+	if err := readAtFull(r, tail, size-int64(len(tail))); err != nil {
 		return core.Layout{}, err
 	}
-	s, err := measure(head, tail, size)
+	s, err := c.cfg.measure(head, tail, size)
+	if s.utf8 && !errors.Is(err, core.ErrNoLayout) {
+		// Line breaks move the units, so they explain a bad length or end
+		// marker too.
+		if berr := c.cfg.noBreaks(io.NewSectionReader(r, s.header, s.end-s.header), s.header); berr != nil {
+			err = berr
+		}
+	}
 	if err != nil {
 		return core.Layout{}, err
 	}
-	block := 8
-	if s.utf8 || size == 0 && c.cfg.utf8 {
-		block = 12
+	isUTF8 := s.utf8 || size == 0 && c.cfg.utf8
+	l := c.cfg.layout(isUTF8, s.header)
+	l.Size = s.size
+	return l, nil
+}
+
+// noBreaks reads r, the units of a stream from offset base on, and returns
+// an error when it holds a line break: one matching core.ErrNoLayout, or
+// with strict, which rejects line breaks, a *core.DataError.
+func (c config) noBreaks(r io.Reader, base int64) error {
+	buf := make([]byte, 64<<10)
+	for off := base; ; {
+		n, err := io.ReadFull(r, buf)
+		if i := indexLineBreak(buf[:n]); i >= 0 {
+			if c.strict {
+				return dataError(off+int64(i), lineBreakError(buf[i]))
+			}
+			return fmt.Errorf("%s: %w: a line break at byte offset %d", Name, core.ErrNoLayout, off+int64(i))
+		}
+		off += int64(n)
+		switch err {
+		case nil:
+		case io.EOF, io.ErrUnexpectedEOF:
+			return nil
+		default:
+			return err
+		}
 	}
-	return core.Layout{Header: s.header, PlainBlock: 7, EncodedBlock: block, Size: s.size}, nil
+}
+
+// indexLineBreak returns the index of the first CR or LF in b, or -1.
+func indexLineBreak(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		i = len(b)
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		return j
+	}
+	if i == len(b) {
+		return -1
+	}
+	return i
 }
 
 // readAtFull fills p from r at off; io.EOF only counts as an error when p is

@@ -10,7 +10,8 @@ import (
 )
 
 // TestCodecContract runs the codec conformance suite on every option set,
-// with inputs of every tail length and across the streams' chunk sizes.
+// those for text (a *TextCodec) too, with inputs of every tail length and
+// across the streams' chunk sizes.
 func TestCodecContract(t *testing.T) {
 	var inputs [][]byte
 	for n := range 15 {
@@ -29,6 +30,11 @@ func TestCodecContract(t *testing.T) {
 		{opt("form", "utf8"), opt("bom", "true")},
 		{opt("checksum", "true")},
 		{opt("strict", "true")},
+		{opt("form", "utf8"), opt("wrap", "5")},
+		{opt("form", "utf8"), opt("newline", "true")},
+		{opt("form", "utf8"), opt("bom", "true"), opt("wrap", "1"), opt("newline", "true")},
+		{opt("form", "utf8"), opt("garbage", "skip")},
+		{opt("garbage", "skip")},
 	} {
 		t.Run(opts.String(), func(t *testing.T) {
 			c, err := core.Configure(base16384.NewCodec(), opts)

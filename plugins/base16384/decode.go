@@ -23,6 +23,7 @@ type decodeState struct {
 	sum     uint32 // the running checksum when cfg.checksum
 	err     error  // the first data error, returned from then on
 	raw     []byte // scratch for the UTF-8 form's units
+	span    gather // the span of the UTF-8 form being decoded
 }
 
 func newDecodeState(cfg config) decodeState {
@@ -31,7 +32,7 @@ func newDecodeState(cfg config) decodeState {
 
 // reset makes d ready for a new stream, keeping its settings and scratch.
 func (d *decodeState) reset() {
-	*d = decodeState{cfg: d.cfg, sum: checksumInit, raw: d.raw}
+	*d = decodeState{cfg: d.cfg, sum: checksumInit, raw: d.raw, span: gather{runs: d.span.runs[:0]}}
 }
 
 // maxDecodedLen bounds the decoded length of n encoded bytes, and the room
@@ -53,7 +54,7 @@ func (d *decodeState) decode(dst, src []byte, final bool) (nDst, nSrc int, err e
 		if len(src) < 3 && !final {
 			return 0, 0, nil
 		}
-		h, isUTF8 := detect(src[:min(len(src), 3)])
+		h, isUTF8 := d.cfg.detect(src[:min(len(src), 3)])
 		d.started, d.utf8 = true, isUTF8
 		nSrc = int(h)
 		d.off += h
@@ -72,38 +73,37 @@ func (d *decodeState) decode(dst, src []byte, final bool) (nDst, nSrc int, err e
 	return nDst, nSrc + n, nil
 }
 
-// text decodes the UTF-8 form by converting it to raw units a chunk at a
-// time. bad is the offset in src of the bad unit when err is not nil.
+// text decodes the UTF-8 form by gathering its units as raw units a span at
+// a time, skipping line breaks (and garbage, with skipGarbage), and decoding
+// those. bad is the offset in src of the bad unit or byte when err is not
+// nil.
 func (d *decodeState) text(dst, src []byte, final bool) (nDst, nSrc, bad int, err error) {
 	if d.raw == nil {
 		d.raw = make([]byte, rawChunk+1)
 	}
-	for nSrc < len(src) {
-		chunk := src[nSrc:min(len(src), nSrc+rawChunk/2*3)]
-		last := nSrc+len(chunk) == len(src)
-		raw := d.raw[:shrinkUTF8(d.raw, chunk)]
-		if last && final && len(chunk)%3 != 0 {
-			// A partial character ends the stream: one odd byte makes the
-			// raw decoder report it as a truncated unit.
-			raw = append(raw, 0)
-		}
-		n, m, b, e := d.units(dst[nDst:], raw, last && final)
+	g := &d.span
+	for {
+		d.cfg.gatherText(d.raw[:rawChunk], src[nSrc:], final, g)
+		last := !g.full && g.stray < 0
+		n, m, b, e := d.units(dst[nDst:], g.raw, last && final)
 		nDst += n
 		if e != nil {
-			bad := nSrc + b/2*3
+			bad := nSrc + g.offset(b)
 			if errors.Is(e, ErrInvalidUnit) {
 				// Name the bytes: the unit in the message may stand for a
 				// sequence that is no character at all.
 				e = fmt.Errorf("%w: bytes % X", ErrInvalidUnit, src[bad:min(bad+3, len(src))])
 			}
-			return nDst, nSrc + m/2*3, bad, e
+			return nDst, nSrc + g.offset(m), bad, e
 		}
-		nSrc += m / 2 * 3
-		if last {
-			break
+		if g.stray >= 0 {
+			return nDst, nSrc + g.offset(m), nSrc + g.stray, g.strayErr
+		}
+		nSrc += g.offset(m)
+		if !g.full {
+			return nDst, nSrc, 0, nil
 		}
 	}
-	return nDst, nSrc, 0, nil
 }
 
 // units decodes raw UTF-16BE units: whole groups through the kernel, then the

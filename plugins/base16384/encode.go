@@ -4,11 +4,18 @@ import "github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 
 // A config holds a codec's options.
 type config struct {
-	utf8     bool // write the UTF-8 form instead of raw UTF-16BE
-	bom      bool // write a byte order mark first
-	strict   bool // reject non-zero pad bits
-	checksum bool // write and verify the C CLI's checksum in the pad bits
+	utf8        bool // write the UTF-8 form instead of raw UTF-16BE
+	bom         bool // write a byte order mark first
+	strict      bool // reject non-zero pad bits and line breaks
+	checksum    bool // write and verify the C CLI's checksum in the pad bits
+	wrap        int  // write a line break after every wrap units (UTF-8 form), 0: none
+	newline     bool // end the UTF-8 form with a line break
+	skipGarbage bool // skip bytes outside the alphabet when decoding the UTF-8 form
 }
+
+// blocks reports whether the streams of c have fixed-size blocks: they hold
+// no line breaks, and decoding skips nothing but those.
+func (c config) blocks() bool { return c.wrap == 0 && !c.newline && !c.skipGarbage }
 
 // header returns the byte order mark the encoder writes first, if any.
 func (c config) header() []byte {

@@ -14,6 +14,12 @@ var (
 	// ErrBadMarker: an end marker with a value outside 1..6, or one that
 	// does not match the number of units before it.
 	ErrBadMarker = errors.New("bad end marker")
+	// ErrInvalidByte: in the UTF-8 form, a byte where a unit should start
+	// that starts none (unless garbage=skip).
+	ErrInvalidByte = errors.New("invalid byte")
+	// ErrUnexpectedByte: in the UTF-8 form, a line break between units with
+	// strict=true.
+	ErrUnexpectedByte = errors.New("unexpected byte")
 	// ErrTrailingData: data after the end marker.
 	ErrTrailingData = errors.New("data after the end marker")
 	// ErrPadBits: in strict mode, non-zero pad bits in the last data unit.

@@ -89,5 +89,23 @@ func ExampleCodec() {
 	fmt.Printf("%+v\n", l)
 	// Output:
 	// "\ufeff婌焳廔萷尀㴁"
-	// {Header:3 PlainBlock:7 EncodedBlock:12 Size:8}
+	// {Header:3 PlainBlock:7 EncodedBlock:12 Size:8 Form:utf8+bom Independent:true}
+}
+
+// New configures an Encoding with typed options; its methods encode and
+// decode whole buffers with them.
+func ExampleNew() {
+	enc := base16384.New(base16384.UTF8, base16384.BOM)
+	text := enc.EncodeToString([]byte("12345678"))
+	fmt.Printf("%q, %d bytes (EncodedLen %d)\n", text, len(text), enc.EncodedLen(8))
+
+	plain, err := enc.DecodeString(text)
+	fmt.Printf("%s %v\n", plain, err)
+
+	_, err = base16384.New(base16384.Strict).DecodeString("婌焳廔萷封㴁")
+	fmt.Println(err)
+	// Output:
+	// "\ufeff婌焳廔萷尀㴁", 21 bytes (EncodedLen 21)
+	// 12345678 <nil>
+	// base16384: byte offset 12: non-zero pad bits
 }

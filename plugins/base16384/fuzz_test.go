@@ -81,29 +81,44 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// fuzzDecodeConfigs are the decoding settings FuzzStreamEqualsOneShot picks
+// from.
+var fuzzDecodeConfigs = []config{{}, {strict: true}, {skipGarbage: true}, {checksum: true}}
+
 func FuzzStreamEqualsOneShot(f *testing.F) {
-	addSeeds(f, func(in []byte) { f.Add(in, uint16(1)) })
-	f.Add(bytes.Repeat(Encode([]byte("1234567")), 100), uint16(13))
+	addSeeds(f, func(in []byte) { f.Add(in, uint16(1), uint8(0)) })
+	f.Add(bytes.Repeat(Encode([]byte("1234567")), 100), uint16(13), uint8(0))
 	// The reproducer: 3D06 after the first group, cut after it.
 	enc := Encode([]byte("ABCDEFGHIJKLMN"))
-	f.Add(slices.Concat(enc[:8], []byte{0x3D, 0x06}, enc[8:]), uint16(10))
-	f.Fuzz(func(t *testing.T, in []byte, size uint16) {
-		want, wantErr := oneShot(config{}, in)
+	f.Add(slices.Concat(enc[:8], []byte{0x3D, 0x06}, enc[8:]), uint16(10), uint8(0))
+	// Text with line breaks and garbage, under each setting.
+	text := []byte(EncodeToString([]byte("hello, world")))
+	for mode := range uint8(len(fuzzDecodeConfigs)) {
+		for _, in := range textVariants(text) {
+			f.Add(in, uint16(4), mode)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte, size uint16, mode uint8) {
+		cfg := fuzzDecodeConfigs[int(mode)%len(fuzzDecodeConfigs)]
+		want, wantErr := oneShot(cfg, in)
 		check := func(form string, out []byte, err error) {
 			if !sameResult(out, err, want, wantErr) {
-				t.Fatalf("%s: wrote %d bytes, %v; one-shot wrote %d bytes, %v", form, len(out), err, len(want), wantErr)
+				t.Fatalf("%+v, %s: wrote %d bytes, %v; one-shot wrote %d bytes, %v", cfg, form, len(out), err, len(want), wantErr)
 			}
 		}
-		if !appendDecodeMatches(in, want, wantErr) {
+		if cfg == (config{}) && !appendDecodeMatches(in, want, wantErr) {
 			t.Fatalf("AppendDecode differs from one-shot %v", wantErr)
+		}
+		if n, err := (&Encoding{cfg: cfg}).DecodedLen(in); wantErr == nil && (err != nil || n != len(want)) {
+			t.Fatalf("%+v: DecodedLen = %d, %v; one-shot decoded %d bytes", cfg, n, err, len(want))
 		}
 		pieces := max(int(size), 1)
 		var buf bytes.Buffer
-		err := writeInPieces(NewDecodeWriter(&buf), in, pieces)
+		err := writeInPieces(newDecodeWriter(&buf, cfg), in, pieces)
 		check("DecodeWriter", buf.Bytes(), err)
-		out, err := readAll(NewDecoder(iotest.HalfReader(bytes.NewReader(in))))
+		out, err := readAll(newDecoder(iotest.HalfReader(bytes.NewReader(in)), cfg))
 		check("Decoder", out, err)
-		out, err = io.ReadAll(iotest.OneByteReader(NewDecoder(bytes.NewReader(in))))
+		out, err = io.ReadAll(iotest.OneByteReader(newDecoder(bytes.NewReader(in), cfg)))
 		check("Decoder 1-byte reads", out, err)
 
 		buf.Reset()

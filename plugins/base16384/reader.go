@@ -3,6 +3,8 @@ package base16384
 import (
 	"bytes"
 	"io"
+
+	"github.com/b14fs/b14fs/core"
 )
 
 const (
@@ -32,19 +34,106 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// A pull is what the pull streams (Encoder and Decoder) share: Read,
+// WriteTo and Close over a step that turns some of the source into output.
+type pull struct {
+	r      io.Reader
+	out    []byte // output not yet returned
+	eof    bool   // the stream has ended: out is all that is left
+	err    error  // the error that ended the stream in a hand-off
+	held   error  // the step's error, returned once out is read
+	closed bool
+	cw     countWriter // WriteTo's destination
+}
+
+// A stepper is an Encoder or a Decoder, as its pull drives it.
+type stepper interface {
+	// fill reads from the source once and sets out to what it can produce.
+	// It returns the source's error other than io.EOF, or a data error.
+	fill() error
+	// handOff produces the rest of the stream from src straight into w
+	// and ends the stream, or returns false when it cannot.
+	handOff(src io.WriterTo, w io.Writer) (bool, error)
+}
+
+// read reads output into b. An error comes with the last of the bytes
+// produced before it, so that a caller stopping at it has them all.
+func (p *pull) read(s stepper, b []byte) (int, error) {
+	if p.closed {
+		return 0, core.ErrClosed
+	}
+	for len(p.out) == 0 && p.held == nil {
+		switch {
+		case p.err != nil:
+			return 0, p.err
+		case p.eof:
+			return 0, io.EOF
+		}
+		p.held = s.fill()
+	}
+	n := copy(b, p.out)
+	p.out = p.out[n:]
+	if len(p.out) > 0 {
+		return n, nil
+	}
+	err := p.held
+	p.held = nil
+	return n, err
+}
+
+// writeTo writes the rest of the output to w. When the source is an
+// io.WriterTo (such as a *bytes.Reader), the stream is handed off to work
+// straight from what the source writes, without copying it first.
+func (p *pull) writeTo(s stepper, w io.Writer) (int64, error) {
+	if p.closed {
+		return 0, core.ErrClosed
+	}
+	p.cw = countWriter{w: w}
+	cw := &p.cw
+	readErr := p.held
+	p.held = nil
+	for {
+		if len(p.out) > 0 {
+			n, err := cw.Write(p.out)
+			p.out = p.out[n:]
+			if err != nil {
+				return cw.n, err
+			}
+		}
+		switch {
+		case readErr != nil:
+			return cw.n, readErr
+		case p.err != nil:
+			return cw.n, p.err
+		case p.eof:
+			return cw.n, nil
+		}
+		if wt, ok := p.r.(io.WriterTo); ok {
+			if done, err := s.handOff(wt, cw); done {
+				p.eof, p.err = true, err
+				return cw.n, err
+			}
+		}
+		readErr = s.fill()
+	}
+}
+
+// close ends the stream: Read and WriteTo fail from now on. It never closes
+// the source.
+func (p *pull) close() error {
+	p.closed, p.out, p.held = true, nil, nil
+	return nil
+}
+
 // An Encoder is a reader whose content is the encoding of another reader's,
 // as NewEncoder makes it.
 type Encoder struct {
-	r       io.Reader
+	pull
 	enc     encodeState
 	in      []byte // plain bytes read and not yet encoded: less than a group
 	buf     []byte // room for the encoding of a chunk
-	out     []byte // encoded bytes not yet returned, within buf
 	started bool   // the byte order mark (if any) has been produced
-	eof     bool   // r has ended and the tail is encoded
-	err     error  // the error that ended a WriteTo through r's WriteTo
 
-	cw countWriter  // WriteTo's destination
 	ew EncodeWriter // the push encoder handOff passes the source to
 }
 
@@ -57,64 +146,30 @@ func NewEncoder(r io.Reader) *Encoder { return newEncoder(r, config{}) }
 func NewBufferedEncoder(b []byte) *Encoder { return NewEncoder(bytes.NewReader(b)) }
 
 func newEncoder(r io.Reader, cfg config) *Encoder {
-	return &Encoder{r: r, enc: newEncodeState(cfg)}
+	return &Encoder{pull: pull{r: r}, enc: newEncodeState(cfg)}
 }
 
-// Reset makes e encode r from the start, keeping its buffers and settings.
+// Reset makes e encode r from the start, keeping its buffers and settings,
+// also after Close.
 func (e *Encoder) Reset(r io.Reader) {
-	*e = Encoder{r: r, enc: newEncodeState(e.enc.cfg), in: e.in[:0], buf: e.buf}
+	*e = Encoder{pull: pull{r: r}, enc: newEncodeState(e.enc.cfg), in: e.in[:0], buf: e.buf}
 }
 
 // Read reads encoded bytes into p.
-func (e *Encoder) Read(p []byte) (int, error) {
-	var err error
-	for len(e.out) == 0 && err == nil {
-		switch {
-		case e.err != nil:
-			return 0, e.err
-		case e.eof:
-			return 0, io.EOF
-		}
-		err = e.fill()
-	}
-	n := copy(p, e.out)
-	e.out = e.out[n:]
-	return n, err
-}
+func (e *Encoder) Read(p []byte) (int, error) { return e.read(e, p) }
 
 // WriteTo writes the rest of the encoding to w, for io.Copy. When the
 // source is an io.WriterTo (such as a *bytes.Reader), it encodes straight
 // from what the source writes, without copying it first.
-func (e *Encoder) WriteTo(w io.Writer) (int64, error) {
-	e.cw = countWriter{w: w}
-	cw := &e.cw
-	var readErr error
-	for {
-		if len(e.out) > 0 {
-			n, err := cw.Write(e.out)
-			e.out = e.out[n:]
-			if err != nil {
-				return cw.n, err
-			}
-		}
-		switch {
-		case readErr != nil:
-			return cw.n, readErr
-		case e.err != nil:
-			return cw.n, e.err
-		case e.eof:
-			return cw.n, nil
-		}
-		if wt, ok := e.r.(io.WriterTo); ok {
-			return cw.n, e.handOff(wt, cw)
-		}
-		readErr = e.fill()
-	}
-}
+func (e *Encoder) WriteTo(w io.Writer) (int64, error) { return e.writeTo(e, w) }
+
+// Close ends e: Read fails with core.ErrClosed until Reset. It does not
+// close e's source, and returns nil.
+func (e *Encoder) Close() error { return e.close() }
 
 // handOff encodes the rest of the source through an EncodeWriter that
-// carries on e's state, and ends e.
-func (e *Encoder) handOff(src io.WriterTo, w io.Writer) error {
+// carries on e's state.
+func (e *Encoder) handOff(src io.WriterTo, w io.Writer) (bool, error) {
 	e.ew = EncodeWriter{w: w, enc: e.enc, started: e.started, buf: e.buf}
 	ew := &e.ew
 	ew.npart = copy(ew.part[:], e.in)
@@ -124,8 +179,7 @@ func (e *Encoder) handOff(src io.WriterTo, w io.Writer) error {
 		err = ew.Close()
 	}
 	e.enc, e.started, e.buf = ew.enc, ew.started, ew.buf
-	e.eof, e.err = true, err
-	return err
+	return true, err
 }
 
 // fill reads from e.r once and encodes what it can into e.out: whole groups,
@@ -160,16 +214,11 @@ func (e *Encoder) fill() error {
 // A Decoder is a reader whose content is the decoding of another reader's,
 // as NewDecoder makes it.
 type Decoder struct {
-	r    io.Reader
-	dec  decodeState
-	in   []byte // encoded bytes read and not yet decoded
-	buf  []byte // room for the decoding of a chunk
-	out  []byte // decoded bytes not yet returned, within buf
-	eof  bool   // r has ended and all of it is decoded
-	err  error  // the error that ended a WriteTo through r's WriteTo
-	held error  // fill's error, returned once out is read
+	pull
+	dec decodeState
+	in  []byte // encoded bytes read and not yet decoded
+	buf []byte // room for the decoding of a chunk
 
-	cw countWriter  // WriteTo's destination
 	dw DecodeWriter // the push decoder handOff passes the source to
 }
 
@@ -182,71 +231,35 @@ func NewDecoder(r io.Reader) *Decoder { return newDecoder(r, config{}) }
 func NewBufferedDecoder(b []byte) *Decoder { return NewDecoder(bytes.NewReader(b)) }
 
 func newDecoder(r io.Reader, cfg config) *Decoder {
-	return &Decoder{r: r, dec: newDecodeState(cfg)}
+	return &Decoder{pull: pull{r: r}, dec: newDecodeState(cfg)}
 }
 
-// Reset makes d decode r from the start, keeping its buffers and settings.
+// Reset makes d decode r from the start, keeping its buffers and settings,
+// also after Close.
 func (d *Decoder) Reset(r io.Reader) {
 	d.dec.reset()
-	*d = Decoder{r: r, dec: d.dec, in: d.in[:0], buf: d.buf, dw: DecodeWriter{carry: d.dw.carry}}
+	*d = Decoder{pull: pull{r: r}, dec: d.dec, in: d.in[:0], buf: d.buf, dw: DecodeWriter{carry: d.dw.carry}}
 }
 
 // Read reads decoded bytes into p. An error comes with the last of the bytes
 // decoded before it, so that a caller stopping at it has them all.
-func (d *Decoder) Read(p []byte) (int, error) {
-	for len(d.out) == 0 && d.held == nil {
-		switch {
-		case d.err != nil:
-			return 0, d.err
-		case d.eof:
-			return 0, io.EOF
-		}
-		d.held = d.fill()
-	}
-	n := copy(p, d.out)
-	d.out = d.out[n:]
-	if len(d.out) > 0 {
-		return n, nil
-	}
-	err := d.held
-	d.held = nil
-	return n, err
-}
+func (d *Decoder) Read(p []byte) (int, error) { return d.read(d, p) }
 
 // WriteTo writes the rest of the decoding to w, for io.Copy. When the
 // source is an io.WriterTo (such as a *bytes.Reader), it decodes straight
 // from what the source writes, without copying it first.
-func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
-	d.cw = countWriter{w: w}
-	cw := &d.cw
-	readErr := d.held // Read's error, after the bytes before it
-	d.held = nil
-	for {
-		if len(d.out) > 0 {
-			n, err := cw.Write(d.out)
-			d.out = d.out[n:]
-			if err != nil {
-				return cw.n, err
-			}
-		}
-		switch {
-		case readErr != nil:
-			return cw.n, readErr
-		case d.err != nil:
-			return cw.n, d.err
-		case d.eof:
-			return cw.n, nil
-		}
-		if wt, ok := d.r.(io.WriterTo); ok && d.dec.err == nil {
-			return cw.n, d.handOff(wt, cw)
-		}
-		readErr = d.fill()
-	}
-}
+func (d *Decoder) WriteTo(w io.Writer) (int64, error) { return d.writeTo(d, w) }
+
+// Close ends d: Read fails with core.ErrClosed until Reset. It does not
+// close d's source, and returns nil.
+func (d *Decoder) Close() error { return d.close() }
 
 // handOff decodes the rest of the source through a DecodeWriter that carries
-// on d's state, and ends d.
-func (d *Decoder) handOff(src io.WriterTo, w io.Writer) error {
+// on d's state; not after a data error, which fill reports again.
+func (d *Decoder) handOff(src io.WriterTo, w io.Writer) (bool, error) {
+	if d.dec.err != nil {
+		return false, nil
+	}
 	d.dw = DecodeWriter{w: w, dec: d.dec, buf: d.buf, carry: d.dw.carry[:0]}
 	dw := &d.dw
 	_, err := dw.Write(d.in)
@@ -258,8 +271,7 @@ func (d *Decoder) handOff(src io.WriterTo, w io.Writer) error {
 		err = dw.Close()
 	}
 	d.dec, d.buf = dw.dec, dw.buf
-	d.eof, d.err = true, err
-	return err
+	return true, err
 }
 
 // fill reads from d.r once and decodes what it can into d.out. It returns

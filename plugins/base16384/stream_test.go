@@ -328,7 +328,7 @@ func splitInputs(t *testing.T) [][]byte {
 }
 
 // splitConfigs are the decoding settings the split tests run under.
-var splitConfigs = []config{{}, {strict: true}, {checksum: true}}
+var splitConfigs = []config{{}, {strict: true}, {checksum: true}, {skipGarbage: true}}
 
 // maxPairLen is the longest input the split tests cut at every pair of
 // points; longer ones are cut at every point.
@@ -347,7 +347,8 @@ func cuts(n int) [][]int {
 }
 
 // TestStreamSplits decodes each input of splitInputs, raw and UTF-8, with
-// and without a byte order mark, under each of splitConfigs: through the
+// and without a byte order mark, and in the UTF-8 form with line breaks
+// and garbage put in (textVariants), under each of splitConfigs: through the
 // push stream with the input cut at every point (and every pair of points),
 // and through the pull stream with its source's reads cut the same way and
 // with 1-byte reads from it or from its source. Every form must write what
@@ -358,7 +359,7 @@ func TestStreamSplits(t *testing.T) {
 		var buf bytes.Buffer
 		for _, raw := range splitInputs(t) {
 			bom := append([]byte{0xFE, 0xFF}, raw...)
-			for _, in := range [][]byte{raw, bom, toUTF8(raw), toUTF8(bom)} {
+			for _, in := range slices.Concat([][]byte{raw, bom, toUTF8(raw), toUTF8(bom)}, textVariants(toUTF8(raw))) {
 				want, wantErr := oneShot(cfg, in)
 				failed := false
 				check := func(form string, at []int, out []byte, err error) {

@@ -68,22 +68,3 @@ func expandUTF8(dst, raw []byte) {
 		}
 	}
 }
-
-// shrinkUTF8 converts the UTF-8 units of src (whole 3-byte sequences) to raw
-// units in dst, which has room for 2*(len(src)/3) bytes, and returns the raw
-// bytes written. A sequence that is not a 3-byte UTF-8 character becomes the
-// unit 0, which no decoder accepts, so errors keep their place.
-func shrinkUTF8(dst, src []byte) int {
-	n := len(src) / 3
-	src = src[:3*n]
-	dst = dst[:2*n]
-	for i := 0; i < n; i++ {
-		b0, b1, b2 := src[3*i], src[3*i+1], src[3*i+2]
-		var u uint16
-		if b0&0xF0 == 0xE0 && b1&0xC0 == 0x80 && b2&0xC0 == 0x80 {
-			u = uint16(b0&0x0F)<<12 | uint16(b1&0x3F)<<6 | uint16(b2&0x3F)
-		}
-		binary.BigEndian.PutUint16(dst[2*i:], u)
-	}
-	return 2 * n
-}

@@ -3,15 +3,18 @@ package base16384
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/vectors"
 )
 
-// A vector is one reference encoding from the shared test data.
+// A vector is one reference encoding from the shared test data, read from
+// its files (TestCompactVectors checks the same vectors without them).
 type vector struct {
 	name       string
 	plain, enc []byte
@@ -66,3 +69,26 @@ func TestVectors(t *testing.T) {
 
 // head returns at most the first 32 bytes of b, for messages.
 func head(b []byte) []byte { return b[:min(len(b), 32)] }
+
+// TestCompactVectors checks every reference vector on any clone: the
+// inputs are generated (internal/vectors) and each encoding's SHA-256 is
+// the reference's.
+func TestCompactVectors(t *testing.T) {
+	vs, err := vectors.Base16384()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		enc := Encode(v.Plain)
+		if len(enc) != v.EncLen || sha256.Sum256(enc) != v.EncSHA256 {
+			t.Errorf("%s: Encode gives %d bytes that are not the reference's %d", v.Name, len(enc), v.EncLen)
+		}
+		got, err := AppendDecode(nil, enc)
+		if err != nil || !bytes.Equal(got, v.Plain) {
+			t.Errorf("%s: AppendDecode: %v, output equal: %v", v.Name, err, bytes.Equal(got, v.Plain))
+		}
+		if got := DecodeString(EncodeToString(v.Plain)); got != string(v.Plain) {
+			t.Errorf("%s: UTF-8 round trip differs", v.Name)
+		}
+	}
+}

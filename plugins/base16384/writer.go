@@ -1,12 +1,10 @@
 package base16384
 
 import (
-	"errors"
 	"io"
-)
 
-// errClosed is returned by a Write after Close.
-var errClosed = errors.New(Name + ": write after Close")
+	"github.com/b14fs/b14fs/core"
+)
 
 // An EncodeWriter encodes what is written to it into another writer, as
 // NewEncodeWriter makes it.
@@ -39,7 +37,7 @@ func (e *EncodeWriter) Reset(w io.Writer) {
 // group not yet complete.
 func (e *EncodeWriter) Write(p []byte) (int, error) {
 	if e.closed {
-		return 0, errClosed
+		return 0, core.ErrClosed
 	}
 	if e.err != nil {
 		return 0, e.err
@@ -73,9 +71,11 @@ func (e *EncodeWriter) Write(p []byte) (int, error) {
 }
 
 // Close writes the tail of the encoding and the end marker. It does not
-// close the underlying writer.
+// close the underlying writer. Write fails with core.ErrClosed after it, and
+// a second Close returns what the first did.
 func (e *EncodeWriter) Close() error {
 	if e.closed || e.err != nil {
+		e.closed = true
 		return e.err
 	}
 	e.closed = true
@@ -145,7 +145,7 @@ func (d *DecodeWriter) Reset(w io.Writer) {
 // meaning depends on what follows.
 func (d *DecodeWriter) Write(p []byte) (int, error) {
 	if d.closed {
-		return 0, errClosed
+		return 0, core.ErrClosed
 	}
 	if d.err != nil {
 		return 0, d.err
@@ -190,9 +190,11 @@ func (d *DecodeWriter) Write(p []byte) (int, error) {
 }
 
 // Close decodes the rest and reports truncated input. It does not close the
-// underlying writer.
+// underlying writer. Write fails with core.ErrClosed after it, and a second
+// Close returns what the first did.
 func (d *DecodeWriter) Close() error {
 	if d.closed || d.err != nil {
+		d.closed = true
 		return d.err
 	}
 	d.closed = true

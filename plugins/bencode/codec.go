@@ -34,6 +34,14 @@ func (c *Codec) Name() string { return codecName }
 // Suffix returns ".torrent", the usual suffix of bencoded files.
 func (c *Codec) Suffix() string { return ".torrent" }
 
+// OptionDocs lists the options WithOptions takes.
+func (c *Codec) OptionDocs() []core.OptionDoc {
+	return []core.OptionDoc{
+		{Key: "lenient", Values: []string{"true", "false"}, Usage: "accept unsorted and repeated keys, and values back to back"},
+		{Key: "depth", Usage: "the nesting limit, N >= 1"},
+	}
+}
+
 // WithOptions returns the codec configured with opts: lenient=true|false
 // (accept unsorted and repeated keys, and several values one after another,
 // keeping them as they are) and depth=N (the nesting limit, N >= 1).
@@ -65,12 +73,12 @@ func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 }
 
 // NewEncodeReader returns a reader of the bencoding of the JSON r holds.
-func (c *Codec) NewEncodeReader(r io.Reader) io.Reader {
+func (c *Codec) NewEncodeReader(r io.Reader) io.ReadCloser {
 	return &pullReader{r: r, t: newToBencode(c.opts)}
 }
 
 // NewDecodeReader returns a reader of the JSON form of the bencode r holds.
-func (c *Codec) NewDecodeReader(r io.Reader) io.Reader {
+func (c *Codec) NewDecodeReader(r io.Reader) io.ReadCloser {
 	return &pullReader{r: r, t: newToJSON(c.opts)}
 }
 

@@ -175,7 +175,8 @@ func TestEncodeJSONErrors(t *testing.T) {
 		{`"\ud800\u0041"`, 1, "invalid escape", false},
 		{`"\x"`, 1, "invalid escape", false},
 		{`"\u12"`, 1, "invalid escape", false},
-		{"\"a\x01\"", 2, "control character", false},
+		{"\"a\x01\"", 2, "control character 0x01 in string", false},
+		{"[1\xff]", 2, "invalid character 0xff after a value", false},
 		{"\"\xff\"", 0, "UTF-8", false},
 		{`"base64:!!"`, 0, "base64", false},
 		{`"base64:YQ"`, 0, "base64", false},
@@ -336,6 +337,9 @@ var lenientFiles = []string{
 	"synthetic-malformed__two_top_level_values.bin",
 	"libtorrent__unordered.torrent",
 	"libtorrent__v2_unordered_files.torrent",
+	"b14fs__unsorted_keys.bin",
+	"b14fs__duplicate_keys.bin",
+	"b14fs__two_top_level_values.bin",
 }
 
 func TestCodecCorpus(t *testing.T) {

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/b14fs/b14fs/internal/shareddata"
 )
 
 // fuzzSeeds adds small hand-made inputs and, when the shared corpus is
@@ -22,12 +19,8 @@ func fuzzSeeds(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	root := shareddata.Root()
-	if root == "" {
-		return
-	}
 	for _, class := range []string{"valid", "edge", "malformed"} {
-		for _, c := range corpusIn(filepath.Join(root, "bencode"), class) {
+		for _, c := range corpusIn(corpusDir(), class) {
 			if len(c.data) <= 4096 {
 				f.Add(c.data)
 			}

@@ -93,7 +93,7 @@ func (s *jsonScanner) next() (Token, error) {
 		switch s.state {
 		case jsonColon:
 			if c != ':' {
-				return Token{}, s.fail(i, "invalid character %q after object key", c)
+				return Token{}, s.fail(i, "invalid character %s after object key", quoteByte(c))
 			}
 			s.off, s.state = i+1, jsonValue
 			continue
@@ -109,13 +109,13 @@ func (s *jsonScanner) next() (Token, error) {
 			case c == ']' && top == '[', c == '}' && top == '{':
 				return s.end(i), nil
 			}
-			return Token{}, s.fail(i, "invalid character %q after a value in %s", c, containerName(top))
+			return Token{}, s.fail(i, "invalid character %s after a value in %s", quoteByte(c), containerName(top))
 		case jsonKeyOrEnd, jsonKey:
 			if c == '}' && s.state == jsonKeyOrEnd {
 				return s.end(i), nil
 			}
 			if c != '"' {
-				return Token{}, s.fail(i, "invalid character %q where an object key belongs", c)
+				return Token{}, s.fail(i, "invalid character %s where an object key belongs", quoteByte(c))
 			}
 			tok, err := s.str(i, Key)
 			if err == nil {
@@ -164,7 +164,7 @@ func (s *jsonScanner) value(i int, c byte) (Token, error) {
 	case c == 't' || c == 'f' || c == 'n':
 		return Token{}, s.fail(i, "true, false and null have no bencoded form")
 	default:
-		return Token{}, s.fail(i, "invalid character %q where a value belongs", c)
+		return Token{}, s.fail(i, "invalid character %s where a value belongs", quoteByte(c))
 	}
 	if err == nil {
 		s.valueDone()
@@ -258,7 +258,7 @@ func (s *jsonScanner) str(start int, kind Kind) (Token, error) {
 			escaped = true
 			j++
 		case c < 0x20:
-			return Token{}, s.fail(j, "control character %q in string", c)
+			return Token{}, s.fail(j, "control character %s in string", quoteByte(c))
 		}
 	}
 	if j == len(data) {
@@ -348,7 +348,7 @@ func (s *jsonScanner) longString(l *jsonLong, dst []byte, limit int) ([]byte, bo
 			j += 2
 			continue
 		}
-		return dst, false, s.fail(j, "control character %q in string", c)
+		return dst, false, s.fail(j, "control character %s in string", quoteByte(c))
 	}
 	end, cut := j, j
 	if l.badEsc < 0 {

@@ -61,6 +61,9 @@ type pullReader struct {
 }
 
 func (p *pullReader) Read(b []byte) (int, error) {
+	if p.err == core.ErrClosed {
+		return 0, p.err
+	}
 	for p.pos == len(p.out) {
 		if p.err != nil {
 			return 0, p.err
@@ -72,7 +75,16 @@ func (p *pullReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// Reset makes p read from r as if new, keeping its buffers.
+// Close ends p and releases its temporary files: Read fails with
+// core.ErrClosed until Reset. It does not close the source.
+func (p *pullReader) Close() error {
+	p.out, p.pos, p.err = p.out[:0], 0, core.ErrClosed
+	p.t.close()
+	return nil
+}
+
+// Reset makes p read from r as if new, keeping its buffers, also after
+// Close.
 func (p *pullReader) Reset(r io.Reader) {
 	p.t.reset()
 	p.r, p.in, p.out, p.pos, p.eof, p.rerr, p.err = r, p.in[:0], p.out[:0], 0, false, nil, nil
@@ -120,15 +132,13 @@ type pushWriter struct {
 	closed bool
 }
 
-var errClosed = errors.New("bencode: write to a closed writer")
-
 // writePiece is the most a pushWriter takes in at a time, so that one
 // large Write is not copied whole.
 const writePiece = 64 << 10
 
 func (p *pushWriter) Write(b []byte) (int, error) {
 	if p.closed {
-		return 0, errClosed
+		return 0, core.ErrClosed
 	}
 	if p.err != nil {
 		return 0, p.err
@@ -151,9 +161,11 @@ func (p *pushWriter) Reset(w io.Writer) {
 }
 
 // Close transcodes the rest of the input and reports input that ends inside
-// a value. It does not close the underlying writer.
+// a value. It does not close the underlying writer. Write fails with
+// core.ErrClosed after it, and a second Close returns what the first did.
 func (p *pushWriter) Close() error {
 	if p.closed || p.err != nil {
+		p.closed = true
 		return p.err
 	}
 	p.closed = true

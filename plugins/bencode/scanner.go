@@ -205,7 +205,7 @@ func (s *Scanner) read(tok *Token) error {
 		case '0' <= c && c <= '9':
 			return s.key(tok, start, top)
 		}
-		return s.fail(start, "dictionary key must be a string, found %q", c)
+		return s.fail(start, "dictionary key must be a string, found %s", quoteByte(c))
 	}
 	var err error
 	switch {
@@ -224,7 +224,7 @@ func (s *Scanner) read(tok *Token) error {
 		}
 		return s.end(tok, start, top)
 	default:
-		return s.fail(start, "invalid byte %q at the start of a value", c)
+		return s.fail(start, "invalid byte %s at the start of a value", quoteByte(c))
 	}
 	if err == nil {
 		s.valueDone(top)
@@ -412,7 +412,7 @@ func (s *Scanner) str(tok *Token, start int, kind Kind) error {
 		return s.short(start, "unterminated string length")
 	}
 	if data[i] != ':' {
-		return s.fail(i, "invalid byte %q in string length", data[i])
+		return s.fail(i, "invalid byte %s in string length", quoteByte(data[i]))
 	}
 	i++
 	if n > s.long {
@@ -456,7 +456,7 @@ func (s *Scanner) integer(tok *Token, start int) error {
 	}
 	switch {
 	case data[i] != 'e':
-		return s.fail(i, "invalid byte %q in integer", data[i])
+		return s.fail(i, "invalid byte %s in integer", quoteByte(data[i]))
 	case i == digits:
 		return s.fail(start, "integer without digits")
 	case data[digits] == '0' && digits > start+1:
@@ -479,3 +479,13 @@ func (s *Scanner) short(start int, msg string) error {
 }
 
 const maxInt = int(^uint(0) >> 1)
+
+// quoteByte names the byte c in an error message: quoted when it is
+// printable ASCII ('x'), in hex otherwise (0xff): never as the Latin-1
+// character %q would make of it.
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7F {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("0x%02x", c)
+}

@@ -246,7 +246,7 @@ func (t *toJSON) longInteger(out []byte) ([]byte, error) {
 	case j == len(data):
 		return out, errShort
 	case data[j] != 'e':
-		return out, s.fail(j, "invalid byte %q in integer", data[j])
+		return out, s.fail(j, "invalid byte %s in integer", quoteByte(data[j]))
 	case l.first == '0' && l.neg:
 		return out, s.failAt(l.start, "negative zero or leading zero in integer")
 	case l.first == '0' && l.digits > 1:

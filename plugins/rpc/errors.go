@@ -36,6 +36,10 @@ func (e remoteError) Error() string { return string(e) }
 
 // A pluginError is an error of a plugin's process, connection or protocol.
 // Its text may come from the plugin: it is cleaned when it is printed.
+// errExited is wrapped by the error of a stream whose plugin process ended:
+// crashed, killed, or exited in the middle of it.
+var errExited = errors.New("exited")
+
 type pluginError struct {
 	path string
 	err  error

@@ -22,6 +22,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
 	"github.com/spf13/afero"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/atomicfile"
@@ -43,10 +45,10 @@ const EnvTimeout = "B14FS_PLUGIN_TIMEOUT"
 // A Host starts and stops the plugin processes behind the codecs that
 // Discover registered. It is safe for concurrent use.
 type Host struct {
-	logger  hclog.Logger
-	pins    map[string][]byte
-	timeout time.Duration // < 0 until set
-	pinErr  error         // pins of names no plugin has: plugins without a pin do not run
+	logger   hclog.Logger
+	pins     map[string][]byte
+	timeout  time.Duration // < 0 until set
+	warnings []error       // what Discover skipped
 
 	mu      sync.Mutex
 	clients []*client
@@ -111,12 +113,16 @@ func (h *Host) callContext() (context.Context, context.CancelFunc) {
 // Discover looks for plugin executables (files named b14fs-plugin-NAME with
 // an execute bit) in the directories of pathList, separated by the
 // system's list separator (':' on Unix), and registers a codec for each in
-// reg with the executable's path as its origin. A name found twice is taken
-// from the directory that comes first; a name reg already holds, such as a
-// built-in codec's, is skipped and reported in the returned error, with
-// every other problem found, after all the plugins that could be registered
-// are; so are a pin whose name no plugin has (see WithPins) and a bad
-// $B14FS_PLUGIN_TIMEOUT. Plugins start only when their codec is first used.
+// reg with the executable's path as its origin. Plugins start only when
+// their codec is first used.
+//
+// Discover returns either a host whose plugins are registered or an error
+// and no host, registering nothing: a pin whose name no plugin has (see
+// WithPins), so that a misspelled pin never lets an unpinned plugin run, or
+// a bad $B14FS_PLUGIN_TIMEOUT. What it skips is no error: a name found
+// twice is taken from the directory that comes first, and a name reg
+// already holds (a built-in codec's), a file name that is no codec name or
+// a directory that cannot be read is reported by the host's Warnings.
 // Discover also removes the directories that hosts which died without
 // closing left in the system's temporary directory.
 func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, error) {
@@ -133,19 +139,44 @@ func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, e
 			h.logger.Debug("removing stale temporary files", "dir", dir, "error", err)
 		}
 	}
-	var errs []error
 	if h.timeout < 0 {
 		h.timeout = DefaultTimeout
 		if v := os.Getenv(EnvTimeout); v != "" {
 			d, err := parseTimeout(v)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%w; the limit is %v", err, DefaultTimeout))
-			} else {
-				h.timeout = d
+				return nil, err
 			}
+			h.timeout = d
 		}
 	}
-	seen := make(map[string]bool)
+	found := h.find(pathList)
+	var unknown []string
+	for name := range h.pins {
+		if _, ok := found[name]; !ok {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		names := "no plugins were found"
+		if len(found) > 0 {
+			names = "the plugins are " + strings.Join(slices.Sorted(maps.Keys(found)), ", ")
+		}
+		return nil, fmt.Errorf("pinned plugin %s not found (%s)", strings.Join(unknown, ", "), names)
+	}
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		path := found[name]
+		if err := reg.Register(&remoteCodec{name: name, proc: &process{host: h, path: path, name: name}}, path); err != nil {
+			h.warnings = append(h.warnings, fmt.Errorf("plugin %s: %w: skipped", path, err))
+		}
+	}
+	return h, nil
+}
+
+// find returns the plugin executables of the directories of pathList by
+// codec name, noting in h's warnings what it skips.
+func (h *Host) find(pathList string) map[string]string {
+	found := make(map[string]string)
 	for _, dir := range filepath.SplitList(pathList) {
 		if dir == "" {
 			continue
@@ -153,13 +184,13 @@ func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, e
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
+				h.warnings = append(h.warnings, err)
 			}
 			continue
 		}
 		for _, e := range entries {
 			name, ok := strings.CutPrefix(e.Name(), PluginPrefix)
-			if !ok || name == "" || seen[name] {
+			if !ok || name == "" || found[name] != "" {
 				continue
 			}
 			path := filepath.Join(dir, e.Name())
@@ -167,33 +198,17 @@ func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, e
 				continue
 			}
 			if !validName(name) {
-				errs = append(errs, fmt.Errorf("plugin %s: %s is no codec name: skipped", cleanText(strconv.Quote(path), 256), cleanText(strconv.Quote(name), 80)))
+				h.warnings = append(h.warnings, fmt.Errorf("plugin %s: %s is no codec name: skipped", cleanText(strconv.Quote(path), 256), cleanText(strconv.Quote(name), 80)))
 				continue
 			}
-			seen[name] = true
-			if err := reg.Register(&remoteCodec{name: name, proc: &process{host: h, path: path, name: name}}, path); err != nil {
-				errs = append(errs, fmt.Errorf("plugin %s: %w", path, err))
-			}
+			found[name] = path
 		}
 	}
-	var unknown []string
-	for name := range h.pins {
-		if !seen[name] {
-			unknown = append(unknown, strconv.Quote(name))
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		found := "no plugins were found"
-		if len(seen) > 0 {
-			found = "the plugins are " + strings.Join(slices.Sorted(maps.Keys(seen)), ", ")
-		}
-		h.pinErr = fmt.Errorf("pinned plugin %s not found (%s): plugins without a pin do not run until every pin names a plugin",
-			strings.Join(unknown, ", "), found)
-		errs = append(errs, h.pinErr)
-	}
-	return h, errors.Join(errs...)
+	return found
 }
+
+// Warnings returns what Discover skipped and why.
+func (h *Host) Warnings() []error { return slices.Clone(h.warnings) }
 
 // Close kills every plugin process the host started, with the processes
 // they started. Codecs of the host fail after it.
@@ -312,6 +327,7 @@ type process struct {
 	client pb.CodecClient
 	suffix string
 	err    error
+	run    atomic.Pointer[client] // the go-plugin client, once started
 }
 
 // codec returns the gRPC client of the running plugin, starting it first.
@@ -327,9 +343,6 @@ func (p *process) codec() (pb.CodecClient, error) {
 
 func (p *process) start() (pb.CodecClient, string, error) {
 	h := p.host
-	if _, pinned := h.pins[p.name]; !pinned && h.pinErr != nil {
-		return nil, "", fmt.Errorf("not run, as it has no pin: %w", h.pinErr)
-	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -355,6 +368,7 @@ func (p *process) start() (pb.CodecClient, string, error) {
 		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: dir},
 	}
 	c := &client{}
+	p.run.Store(c)
 	cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
 		r := newRunner(h.logger.Named(p.name), cmd, p.path, exe, socketDir)
 		c.runner.Store(r)
@@ -403,13 +417,46 @@ func (p *process) start() (pb.CodecClient, string, error) {
 	return cc, desc.GetSuffix(), nil
 }
 
-// wrap names the plugin in an error of its process or connection.
+// wrap names the plugin in an error of its process or connection. When the
+// connection is gone because the process ended, the error says how it
+// ended (its exit status or signal) instead.
 func (p *process) wrap(err error) error {
 	var pe *pluginError
 	if err == nil || err == io.EOF || errors.As(err, &pe) {
 		return err
 	}
+	if status.Code(err) == codes.Unavailable {
+		if exit := p.exit(exitWait); exit != nil {
+			err = exit
+		}
+	}
 	return &pluginError{p.path, err}
+}
+
+// exitWait is how long an error of a lost connection waits for the plugin's
+// process to be seen ending, to report how it ended.
+const exitWait = time.Second
+
+// exit returns how the plugin's process ended, waiting at most wait for it
+// to end, or nil when it is still running.
+func (p *process) exit(wait time.Duration) error {
+	c := p.run.Load()
+	if c == nil {
+		return nil
+	}
+	r := c.runner.Load()
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.done:
+	case <-time.After(wait):
+		return nil
+	}
+	if r.err == nil {
+		return errExited
+	}
+	return fmt.Errorf("%w: %v", errExited, r.err)
 }
 
 // callError is wrap for the error of a call with context ctx, whose time

@@ -54,8 +54,8 @@ func (c *remoteCodec) Suffix() string {
 	return c.proc.suffix
 }
 
-func (c *remoteCodec) NewEncodeReader(r io.Reader) io.Reader { return c.pull(r, false) }
-func (c *remoteCodec) NewDecodeReader(r io.Reader) io.Reader { return c.pull(r, true) }
+func (c *remoteCodec) NewEncodeReader(r io.Reader) io.ReadCloser { return c.pull(r, false) }
+func (c *remoteCodec) NewDecodeReader(r io.Reader) io.ReadCloser { return c.pull(r, true) }
 
 func (c *remoteCodec) NewEncodeWriter(w io.Writer) io.WriteCloser { return c.push(w, false) }
 func (c *remoteCodec) NewDecodeWriter(w io.Writer) io.WriteCloser { return c.push(w, true) }
@@ -269,13 +269,11 @@ func (p *pullStream) fail(err error) {
 	}
 }
 
-// Close ends the call. The feeding goroutine ends when its pending read of
-// the source returns.
+// Close ends the call; Read fails with core.ErrClosed from then on. The
+// feeding goroutine ends when its pending read of the source returns.
 func (p *pullStream) Close() error {
-	if p.err == nil {
-		p.pending = nil
-		p.fail(errors.New("rpc: read from a closed stream"))
-	}
+	p.pending = nil
+	p.fail(core.ErrClosed)
 	return nil
 }
 
@@ -327,6 +325,7 @@ type pushStream struct {
 	done   chan struct{} // closed when drain returns, after setting err
 	frames frameWriter   // gathers writes into frames
 	once   sync.Once
+	closed bool // Close was called: Write fails with core.ErrClosed
 	err    error
 }
 
@@ -361,6 +360,9 @@ func (p *pushStream) drain(w io.Writer) {
 // Write queues b for the plugin, sending it in frames of frameSize bytes:
 // small writes are gathered, and the last partial frame goes out on Close.
 func (p *pushStream) Write(b []byte) (int, error) {
+	if p.closed {
+		return 0, core.ErrClosed
+	}
 	select {
 	case <-p.done:
 		return 0, p.result()
@@ -392,6 +394,7 @@ func (p *pushStream) result() error {
 // output and returns the stream's error, if any. It does not close the
 // underlying writer.
 func (p *pushStream) Close() error {
+	p.closed = true
 	p.once.Do(func() {
 		if p.stream == nil {
 			return

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -98,9 +99,13 @@ func TestDiscoverConflict(t *testing.T) {
 	var reg core.Registry
 	reg.Register(lookup(t, discover(t), "xor"), core.OriginBuiltin)
 	host, err := rpc.Discover(&reg, pluginDir, rpc.WithLogger(hclog.NewNullLogger()))
-	t.Cleanup(host.Close) // a host comes back with the error, serving what it could register
-	if !errors.Is(err, core.ErrDuplicateCodec) || !strings.Contains(err.Error(), "b14fs-plugin-xor") {
-		t.Errorf("Discover over a registered name: %v, want ErrDuplicateCodec naming the plugin", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(host.Close)
+	warnings := errors.Join(host.Warnings()...)
+	if !errors.Is(warnings, core.ErrDuplicateCodec) || !strings.Contains(warnings.Error(), "b14fs-plugin-xor") {
+		t.Errorf("Discover over a registered name: warnings %v, want ErrDuplicateCodec naming the plugin", warnings)
 	}
 	if _, err := reg.Lookup("hex"); err != nil {
 		t.Errorf("the other plugins are registered all the same: %v", err)
@@ -178,17 +183,21 @@ type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
+// TestCrash checks that a plugin that exits mid-stream gives an error
+// naming its path and its exit status, not the lost connection's.
 func TestCrash(t *testing.T) {
 	crash := lookup(t, discover(t), "crash")
-	_, err := io.ReadAll(crash.NewEncodeReader(strings.NewReader("boom")))
-	if err == nil || !strings.Contains(err.Error(), "b14fs-plugin-crash") {
-		t.Errorf("pull through a crashing plugin: %v, want an error naming it", err)
+	check := func(form string, err error) {
+		t.Helper()
+		if err == nil || !regexp.MustCompile(`^plugin /.*/b14fs-plugin-crash: exited: exit status 3$`).MatchString(err.Error()) {
+			t.Errorf("%s through a crashing plugin: %v, want its path and exit status", form, err)
+		}
 	}
+	_, err := io.ReadAll(crash.NewEncodeReader(strings.NewReader("boom")))
+	check("pull", err)
 	w := crash.NewEncodeWriter(io.Discard)
 	w.Write([]byte("boom"))
-	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "b14fs-plugin-crash") {
-		t.Errorf("push through a crashing plugin: %v, want an error naming it", err)
-	}
+	check("push", w.Close())
 }
 
 func TestWrongName(t *testing.T) {

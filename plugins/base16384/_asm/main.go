@@ -10,7 +10,7 @@ import (
 )
 
 func main() {
-	ConstraintExpr("!purego")
+	ConstraintExpr("!purego,gc")
 	encodeAVX2()
 	decodeAVX2()
 	encodeAVX512()

@@ -29,3 +29,6 @@ func Impls() []Impl {
 
 // selected is the implementation Encode and Decode use.
 var selected = Impls()[0]
+
+// Name returns the name of the implementation Encode and Decode use.
+func Name() string { return selected.Name }

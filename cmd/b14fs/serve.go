@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/serve"
+)
+
+// passwordEnv names the environment variable serve takes the password from.
+const passwordEnv = "B14FS_PASSWORD"
+
+func newServeCommand(reg *core.Registry, std stdio) *cobra.Command {
+	var view viewFlags
+	var addr, user, passwordFile, tlsCert, tlsKey, urlFile string
+	var quiet bool
+	var maxUpload int64
+	cmd := &cobra.Command{
+		Use:   "serve [-w] [-c CHAIN] [--addr HOST:PORT] DIR",
+		Short: "Serve DIR with its encoded files shown decoded, over WebDAV and HTTP",
+		Long: `Serve DIR over WebDAV (and so plain HTTP): each file of DIR stored encoded by
+CHAIN is shown decoded, under the same names as b14fs mount shows, and GET
+serves its decoded bytes, with Range requests. Read-only unless --writable:
+then PUT, MKCOL, MOVE, COPY, DELETE, PROPPATCH and LOCK work, and what
+clients write is stored encoded, each file replaced atomically.
+
+b14fs listens on 127.0.0.1:8384 unless --addr says otherwise. Listening on
+any address that is not loopback requires a password: from --password-file
+(its first line) or the environment variable B14FS_PASSWORD; clients then
+log in by HTTP Basic authentication as --user. Use --tls-cert and --tls-key
+to serve HTTPS. No path leaves DIR: '..' and encoded slashes get 400, and
+symbolic links that point out of DIR are not followed.
+
+b14fs logs a line per request on stderr (time, method, path, status, bytes,
+duration) unless --quiet, and on SIGINT or SIGTERM finishes the requests in
+flight (for up to 30 seconds) and exits 0.`,
+		Example: "  b14fs serve ~/vault\n" +
+			"  b14fs serve -w --addr 127.0.0.1:9000 ~/vault\n" +
+			"  B14FS_PASSWORD=secret b14fs serve --addr :8384 --tls-cert c.pem --tls-key k.pem ~/vault",
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			dir := a[0]
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return usageError{fmt.Errorf("--addr %q: %w", addr, err)}
+			}
+			if (tlsCert == "") != (tlsKey == "") {
+				return usageError{errors.New("--tls-cert and --tls-key go together")}
+			}
+			password, err := readPassword(passwordFile)
+			if err != nil {
+				return err
+			}
+			if password == "" && !serve.IsLoopback(host) {
+				return usageError{fmt.Errorf("--addr %s is not a loopback address: serving it needs a password (--password-file or $%s)", addr, passwordEnv)}
+			}
+			if fi, err := os.Stat(dir); err != nil {
+				return err
+			} else if !fi.IsDir() {
+				return fmt.Errorf("%s: not a directory", dir)
+			}
+			root, err := serve.OpenRoot(dir)
+			if err != nil {
+				return err
+			}
+			defer root.Close()
+			fsys, err := view.build(cmd, reg, root)
+			if err != nil {
+				return err
+			}
+			var log io.Writer = std.err
+			if quiet {
+				log = nil
+			}
+			h := serve.Handler(fsys, serve.Options{Writable: view.writable, User: user, Password: password, MaxUpload: maxUpload, Log: log})
+			return runServer(std, dir, addr, h, password != "", tlsCert, tlsKey, urlFile)
+		},
+	}
+	view.add(cmd)
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8384", "listen on `HOST:PORT` (port 0 picks a free one)")
+	cmd.Flags().StringVar(&user, "user", "b14fs", "the user name clients log in with")
+	cmd.Flags().StringVar(&passwordFile, "password-file", "", "require HTTP Basic authentication with the password on the first line of `FILE`")
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve HTTPS with the certificate (chain) in PEM `FILE`")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert, PEM `FILE`")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "log no requests")
+	cmd.Flags().Int64Var(&maxUpload, "max-upload", 0, "the largest PUT body in `BYTES` (0: no limit)")
+	cmd.Flags().StringVar(&urlFile, "url-file", "", "write the server's URL to `FILE` once it listens (for scripts)")
+	registerCompletions(cmd, reg)
+	return cmd
+}
+
+// readPassword returns the first line of file, or $B14FS_PASSWORD when
+// file is empty.
+func readPassword(file string) (string, error) {
+	if file == "" {
+		return os.Getenv(passwordEnv), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return "", fmt.Errorf("%s: the first line is empty: no password", file)
+	}
+	return line, nil
+}
+
+// runServer serves h on addr until SIGINT or SIGTERM, then lets the
+// requests in flight finish.
+func runServer(std stdio, dir, addr string, h http.Handler, authenticated bool, tlsCert, tlsKey, urlFile string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var urlErr error
+	err := serve.Server{
+		Addr: addr, TLSCert: tlsCert, TLSKey: tlsKey, Handler: h, LoopbackOnly: !authenticated,
+		Ready: func(url string) {
+			fmt.Fprintf(std.err, "b14fs: serving %s at %s; Ctrl-C or SIGTERM stops\n", dir, url)
+			if urlFile != "" {
+				if urlErr = os.WriteFile(urlFile, []byte(url+"\n"), 0o644); urlErr != nil {
+					stop()
+				}
+			}
+		},
+	}.Run(ctx)
+	if urlErr != nil {
+		return urlErr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(std.err, "b14fs: stopped serving %s\n", dir)
+	return nil
+}

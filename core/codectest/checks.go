@@ -1,0 +1,329 @@
+package codectest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// A direction is encoding or decoding: its two stream forms, what they take
+// and what they must give.
+type direction struct {
+	name      string
+	pull      func(io.Reader) io.ReadCloser
+	push      func(io.Writer) io.WriteCloser
+	src, want []byte
+}
+
+func directions(c core.Codec, in, enc []byte) []direction {
+	return []direction{
+		{"encode", c.NewEncodeReader, c.NewEncodeWriter, in, enc},
+		{"decode", c.NewDecodeReader, c.NewDecodeWriter, enc, in},
+	}
+}
+
+// checkClose checks what Close promises: a pull stream closed part way
+// releases it, and after Close, Read and Write fail with core.ErrClosed and
+// Close returns nil again without writing anything more.
+func checkClose(t *testing.T, c core.Codec, in, enc []byte) {
+	t.Helper()
+	for _, d := range directions(c, in, enc) {
+		r := d.pull(bytes.NewReader(d.src))
+		io.ReadFull(r, make([]byte, min(1, len(d.want))))
+		if err := r.Close(); err != nil {
+			t.Errorf("%s pull: Close after a partial read: %v", d.name, err)
+		}
+		if n, err := r.Read(make([]byte, 1)); n != 0 || !errors.Is(err, core.ErrClosed) {
+			t.Errorf("%s pull: Read after Close = %d, %v; want 0, core.ErrClosed", d.name, n, err)
+		}
+		if err := r.Close(); err != nil {
+			t.Errorf("%s pull: second Close: %v", d.name, err)
+		}
+
+		var dst closeGuard
+		w := d.push(&dst)
+		if _, err := w.Write(d.src); err != nil {
+			t.Fatalf("%s push: Write: %v", d.name, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatalf("%s push: Close: %v", d.name, err)
+		}
+		if n, err := w.Write([]byte{0}); n != 0 || !errors.Is(err, core.ErrClosed) {
+			t.Errorf("%s push: Write after Close = %d, %v; want 0, core.ErrClosed", d.name, n, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Errorf("%s push: second Close: %v", d.name, err)
+		}
+		if !bytes.Equal(dst.Bytes(), d.want) {
+			t.Errorf("%s push: output after a second Close:\n got %q\nwant %q", d.name, clip(dst.Bytes()), clip(d.want))
+		}
+	}
+}
+
+// checkReset checks that Reset, on a stream part way through and on a
+// closed one, gives what a fresh stream gives.
+func checkReset(t *testing.T, c core.Codec, in, enc []byte) {
+	t.Helper()
+	for _, d := range directions(c, in, enc) {
+		r := d.pull(bytes.NewReader(d.src))
+		if rr, ok := r.(core.ReaderResetter); ok {
+			io.ReadFull(r, make([]byte, len(d.want)/2))
+			rr.Reset(bytes.NewReader(d.src))
+			if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, d.want) {
+				t.Errorf("%s pull: after Reset part way: %q, %v; want %q", d.name, clip(got), err, clip(d.want))
+			}
+			r.Close()
+			rr.Reset(iotest.HalfReader(bytes.NewReader(d.src)))
+			if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, d.want) {
+				t.Errorf("%s pull: after Close and Reset: %q, %v; want %q", d.name, clip(got), err, clip(d.want))
+			}
+		}
+		r.Close()
+
+		var first, second, third bytes.Buffer
+		w := d.push(&first)
+		if wr, ok := w.(core.WriterResetter); ok {
+			w.Write(d.src[:len(d.src)/2])
+			wr.Reset(&second)
+			w.Write(d.src)
+			if err := w.Close(); err != nil || !bytes.Equal(second.Bytes(), d.want) {
+				t.Errorf("%s push: after Reset part way: %q, %v; want %q", d.name, clip(second.Bytes()), err, clip(d.want))
+			}
+			wr.Reset(&third)
+			w.Write(d.src)
+			if err := w.Close(); err != nil || !bytes.Equal(third.Bytes(), d.want) {
+				t.Errorf("%s push: after Close and Reset: %q, %v; want %q", d.name, clip(third.Bytes()), err, clip(d.want))
+			}
+		}
+		w.Close()
+	}
+}
+
+// checkBlocks checks a BlockCodec's declarations against the encoding enc
+// of in: the layouts, the sizes, the offsets of blocks, decoding from a
+// block boundary and, for independent blocks, encoding from one.
+func checkBlocks(t *testing.T, bc core.BlockCodec, in, enc []byte) {
+	t.Helper()
+	w := bc.WriteLayout()
+	if w.Size != 0 || w.Header < 0 || w.PlainBlock <= 0 || w.EncodedBlock <= 0 {
+		t.Fatalf("WriteLayout() = %+v: want Size 0, Header >= 0, positive block sizes", w)
+	}
+	l, err := bc.Layout(bytes.NewReader(enc), int64(len(enc)))
+	if err != nil {
+		t.Fatalf("Layout of an encoding: %v", err)
+	}
+	want := w
+	want.Size = int64(len(in))
+	if l != want {
+		t.Errorf("Layout of an encoding of %d bytes = %+v, want %+v", len(in), l, want)
+	}
+	if n := w.Header + bc.EncodedLen(int64(len(in))); n != int64(len(enc)) {
+		t.Errorf("Header + EncodedLen(%d) = %d, but the encoding has %d bytes", len(in), n, len(enc))
+	}
+	for _, off := range blockStarts(len(in), w.PlainBlock) {
+		encOff, plainOff := w.EncodedOffset(off)
+		if wantEnc := w.Header + off/int64(w.PlainBlock)*int64(w.EncodedBlock); encOff != wantEnc || plainOff != off {
+			t.Fatalf("EncodedOffset(%d) = %d, %d; want %d, %d", off, encOff, plainOff, wantEnc, off)
+		}
+		if inside := min(off+int64(w.PlainBlock)-1, int64(len(in))); inside > off {
+			if e, p := w.EncodedOffset(inside); e != encOff || p != off {
+				t.Errorf("EncodedOffset(%d) = %d, %d: not its block's start %d, %d", inside, e, p, encOff, off)
+			}
+		}
+		if !w.Independent {
+			continue
+		}
+		got, err := readAll(bc.NewDecodeReader(bytes.NewReader(enc[encOff:])))
+		if err != nil || !bytes.Equal(got, in[off:]) {
+			t.Errorf("decoding from the block at plain offset %d: %q, %v; want %q", off, clip(got), err, clip(in[off:]))
+		}
+		tail, err := readAll(bc.NewEncodeReader(bytes.NewReader(in[off:])))
+		if err != nil || int64(len(tail)) < w.Header || !bytes.Equal(tail[w.Header:], enc[encOff:]) {
+			t.Errorf("blocks declared independent: the encoding of the data from plain offset %d is not the tail of the whole's", off)
+		}
+	}
+}
+
+// blockStarts returns the plain offsets of the blocks of n bytes to check:
+// all of them for short data, else the first and last 64 and 64 between.
+func blockStarts(n, block int) []int64 {
+	blocks := n/block + 1
+	var offs []int64
+	for i := range blocks {
+		if blocks <= 256 || i < 64 || i >= blocks-64 || i%(blocks/64) == 0 {
+			offs = append(offs, int64(i*block))
+		}
+	}
+	return offs
+}
+
+// checkCorrupt decodes damaged copies of the encoding enc (cut short, a
+// byte changed, a byte added, at the ends and in the middle) in every form,
+// with 1-byte reads and writes for short data: each either decodes or fails
+// with a *core.DataError at an offset inside its input, and every form says
+// the same.
+func checkCorrupt(t *testing.T, c core.Codec, enc []byte) {
+	t.Helper()
+	type result struct {
+		form string
+		out  []byte
+		err  error
+	}
+	// Cut small inputs byte by byte; larger ones in pieces that still fall
+	// across blocks and chunks, so a plugin is not called a million times.
+	cut, small := Reader{"1-byte reads", iotest.OneByteReader}, 1
+	if len(enc) > 4096 {
+		cut, small = Reader{"HalfReader", iotest.HalfReader}, 4093
+	}
+	for _, bad := range corruptions(enc) {
+		var results []result
+		for _, rd := range []Reader{Readers[0], cut} {
+			out, err := readAll(c.NewDecodeReader(rd.Wrap(bytes.NewReader(bad.data))))
+			results = append(results, result{"pull, " + rd.Name, out, err})
+		}
+		for _, size := range []int{len(bad.data), small} {
+			out, err := pushAll(c.NewDecodeWriter, bad.data, size)
+			results = append(results, result{fmt.Sprintf("push, %d-byte writes", size), out, err})
+		}
+		pull, pullErr := results[0].out, results[0].err
+		for _, r := range results {
+			if r.err != nil {
+				checkDataError(t, c, bad.name+", "+r.form, r.err, len(bad.data))
+			}
+			if fmt.Sprint(r.err) != fmt.Sprint(pullErr) {
+				t.Errorf("%s: %s says %v, but pull says %v", bad.name, r.form, r.err, pullErr)
+			} else if r.err == nil && !bytes.Equal(r.out, pull) {
+				t.Errorf("%s: %s decodes to other bytes than pull", bad.name, r.form)
+			}
+		}
+	}
+}
+
+// checkDataError checks that err is a *core.DataError matching
+// core.ErrInvalidData at an offset inside an input of n bytes when it is the
+// codec's own (a chain's stages report offsets in their own inputs).
+func checkDataError(t *testing.T, c core.Codec, what string, err error, n int) {
+	t.Helper()
+	var de *core.DataError
+	switch {
+	case !errors.As(err, &de) || !errors.Is(err, core.ErrInvalidData):
+		t.Errorf("%s: error %v (%T) is not a *core.DataError", what, err, err)
+	case de.Offset < 0:
+		t.Errorf("%s: negative offset: %v", what, err)
+	case de.Codec == c.Name() && de.Offset > int64(n):
+		t.Errorf("%s: offset %d past the end of the %d-byte input: %v", what, de.Offset, n, err)
+	}
+}
+
+// pushAll writes src to a new push stream in writes of size bytes and
+// closes it, returning the output and the first error.
+func pushAll(push func(io.Writer) io.WriteCloser, src []byte, size int) ([]byte, error) {
+	var dst bytes.Buffer
+	w := push(&dst)
+	for p := src; len(p) > 0; {
+		n := min(size, len(p))
+		if _, err := w.Write(p[:n]); err != nil {
+			w.Close()
+			return dst.Bytes(), err
+		}
+		p = p[n:]
+	}
+	err := w.Close()
+	return dst.Bytes(), err
+}
+
+type corruption struct {
+	name string
+	data []byte
+}
+
+// corruptions returns damaged copies of enc.
+func corruptions(enc []byte) []corruption {
+	n := len(enc)
+	var at []int
+	for _, i := range []int{0, 1, 2, 3, n / 3, n / 2, n - 4, n - 3, n - 2, n - 1} {
+		if i >= 0 && i < n && !slices.Contains(at, i) {
+			at = append(at, i)
+		}
+	}
+	out := []corruption{{"a byte added at the end", append(bytes.Clone(enc), 0xFF)}}
+	for _, i := range at {
+		changed := bytes.Clone(enc)
+		changed[i] ^= 0xA5
+		out = append(out,
+			corruption{fmt.Sprintf("cut at %d", i), enc[:i]},
+			corruption{fmt.Sprintf("byte %d changed", i), changed},
+			corruption{fmt.Sprintf("byte added at %d", i), slices.Insert(bytes.Clone(enc), i, 0xFF)},
+		)
+	}
+	return out
+}
+
+// checkConcurrent uses c from many goroutines at once; with -race, shared
+// state in the codec value shows.
+func checkConcurrent(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i, in := range inputs {
+				if encodings[i] == nil && len(in) > 0 {
+					continue // its own test failed
+				}
+				if got, err := readAll(c.NewEncodeReader(bytes.NewReader(in))); err != nil || !bytes.Equal(got, encodings[i]) {
+					t.Errorf("goroutine %d: encoding input %d: %v, or other bytes", g, i, err)
+				}
+				if got, err := pushAll(c.NewDecodeWriter, encodings[i], 4093); err != nil || !bytes.Equal(got, in) {
+					t.Errorf("goroutine %d: decoding input %d: %v, or other bytes", g, i, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// abandoned is how many partly used streams checkAbandoned opens.
+const abandoned = 1000
+
+// checkAbandoned opens streams, reads or writes a little, and closes them;
+// once all are closed, no goroutine they started may be left.
+func checkAbandoned(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
+	i := slices.IndexFunc(inputs, func(in []byte) bool { return len(in) > 1 })
+	if i < 0 || len(encodings[i]) < 2 {
+		t.Skip("no input of more than one byte that encodes")
+	}
+	ds := directions(c, inputs[i], encodings[i])
+	for _, d := range ds { // warm up: a plugin starts on first use
+		readAll(d.pull(bytes.NewReader(d.src)))
+	}
+	before := runtime.NumGoroutine()
+	for k := range abandoned {
+		d := ds[k%2]
+		if k%4 < 2 {
+			r := d.pull(bytes.NewReader(d.src))
+			r.Read(make([]byte, 1))
+			r.Close()
+		} else {
+			w := d.push(io.Discard)
+			w.Write(d.src[:1])
+			w.Close()
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Errorf("%d goroutines left after closing %d partly used streams (%d before):\n%s", n-before, abandoned, before, buf)
+	}
+}

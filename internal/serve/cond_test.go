@@ -1,0 +1,77 @@
+package serve
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestParseIf(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		groups int
+		etags  int
+		ok     bool
+	}{
+		{`(<urn:x>)`, 1, 0, true},
+		{`(<urn:x> ["e1"]) (Not <DAV:no-lock> ["e1"])`, 1, 2, true},
+		{`<http://h/a> (<urn:x>) <http://h/b> (["e"])`, 2, 1, true},
+		{`(<urn:x>`, 0, 0, false},
+		{`<http://h/a>`, 0, 0, false},
+		{`()`, 0, 0, false},
+		{`(junk)`, 0, 0, false},
+	} {
+		groups, ok := parseIf(c.in)
+		etags := 0
+		for _, g := range groups {
+			for _, l := range g.lists {
+				etags += len(l.etags)
+			}
+		}
+		if ok != c.ok || (ok && (len(groups) != c.groups || etags != c.etags)) {
+			t.Errorf("parseIf(%q) = %d groups, %d etags, %v", c.in, len(groups), etags, ok)
+		}
+	}
+}
+
+// TestIfETag checks that entity tags in If headers are checked: with a
+// lock held, a PUT whose lists pair the lock token with a wrong ETag fails
+// with 412, one pairing it with the right ETag goes through.
+func TestIfETag(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{Writable: true})
+	url := srv.URL + "/sub/notes.txt"
+	resp, _ := do(t, "LOCK", url, strings.NewReader(`<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>`), "Timeout", "Second-60")
+	token := resp.Header.Get("Lock-Token")
+	if resp.StatusCode != 200 || token == "" {
+		t.Fatalf("LOCK: %s, token %q", resp.Status, token)
+	}
+	resp, _ = do(t, "HEAD", url, nil)
+	etag := resp.Header.Get("ETag")
+	for _, c := range []struct {
+		hdr string
+		ok  bool
+	}{
+		{`(` + token + ` ["bogus"])`, false},
+		{`(` + token + ` ["bogus"]) (Not <DAV:no-lock> ["bogus"])`, false},
+		{`(` + token + ` Not [` + etag + `])`, false},
+		{`<` + url + `> (` + token + ` ["bogus"])`, false},
+		{`(` + token + ` [` + etag + `])`, true},
+	} {
+		resp, _ := do(t, "PUT", url, strings.NewReader("new notes\n"), "If", c.hdr)
+		if (resp.StatusCode < 300) != c.ok || (!c.ok && resp.StatusCode != http.StatusPreconditionFailed) {
+			t.Errorf("If: %s: %s, want success %v (412 otherwise)", c.hdr, resp.Status, c.ok)
+		}
+	}
+}
+
+func TestEmptyNamespace(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{})
+	resp, _ := do(t, "PROPFIND", srv.URL+"/", strings.NewReader(`<D:propfind xmlns:D="DAV:"><D:prop><bar:foo xmlns:bar=""/></D:prop></D:propfind>`), "Depth", "0")
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("xmlns:bar=\"\": %s, want 400", resp.Status)
+	}
+	resp, _ = do(t, "PROPFIND", srv.URL+"/", strings.NewReader(`<D:propfind xmlns:D="DAV:"><D:prop><foo xmlns=""/></D:prop></D:propfind>`), "Depth", "0")
+	if resp.StatusCode != http.StatusMultiStatus {
+		t.Errorf("xmlns=\"\" (allowed): %s, want 207", resp.Status)
+	}
+}

@@ -1,0 +1,150 @@
+package serve
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io/fs"
+	"mime"
+	"os"
+	"path"
+
+	"github.com/spf13/afero"
+	"golang.org/x/net/webdav"
+)
+
+// davFS adapts an afero.Fs to webdav.FileSystem. Its FileInfos carry
+// their own ETag and content type, so that PROPFIND and GET never read a
+// file to find them.
+type davFS struct {
+	fs       afero.Fs
+	writable bool
+	props    *deadProps
+}
+
+var errReadOnly = &fs.PathError{Op: "write", Path: "/", Err: fs.ErrPermission}
+
+func (d davFS) Mkdir(_ context.Context, name string, perm os.FileMode) error {
+	if !d.writable {
+		return errReadOnly
+	}
+	return d.fs.Mkdir(clean(name), perm)
+}
+
+func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.FileMode) (webdav.File, error) {
+	if !d.writable && flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0 {
+		return nil, errReadOnly
+	}
+	if b, ok := ctx.Value(putKey{}).(*putBody); ok && flag&os.O_TRUNC != 0 {
+		return d.openStaging(clean(name), b, perm)
+	}
+	f, err := d.fs.OpenFile(clean(name), flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return davFile{File: f, fs: d.fs, name: clean(name), props: d.props}, nil
+}
+
+func (d davFS) RemoveAll(_ context.Context, name string) error {
+	if !d.writable {
+		return errReadOnly
+	}
+	if clean(name) == "/" {
+		return &fs.PathError{Op: "removeall", Path: name, Err: fs.ErrPermission}
+	}
+	if err := d.fs.RemoveAll(clean(name)); err != nil {
+		return err
+	}
+	d.props.remove(clean(name))
+	return nil
+}
+
+func (d davFS) Rename(_ context.Context, oldName, newName string) error {
+	if !d.writable {
+		return errReadOnly
+	}
+	if err := d.fs.Rename(clean(oldName), clean(newName)); err != nil {
+		return err
+	}
+	d.props.rename(clean(oldName), clean(newName))
+	return nil
+}
+
+func (d davFS) Stat(_ context.Context, name string) (os.FileInfo, error) {
+	fi, err := d.fs.Stat(clean(name))
+	if err != nil {
+		return nil, err
+	}
+	return info{fi}, nil
+}
+
+// clean makes name absolute and drops a trailing slash (MKCOL /a/ makes
+// the directory /a).
+func clean(name string) string { return path.Clean("/" + name) }
+
+// davFile wraps an afero.File so that its FileInfos are infos.
+// It holds the file's dead properties.
+type davFile struct {
+	afero.File
+	fs    afero.Fs
+	name  string
+	props *deadProps
+}
+
+func (f davFile) DeadProps() (map[xml.Name]webdav.Property, error) {
+	return f.props.get(f.name), nil
+}
+
+func (f davFile) Patch(patches []webdav.Proppatch) ([]webdav.Propstat, error) {
+	return f.props.patch(f.name, patches), nil
+}
+
+func (f davFile) Stat() (os.FileInfo, error) {
+	fi, err := f.File.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return info{fi}, nil
+}
+
+// Readdir lists the directory: the shown names, each with what Stat gives
+// for it. An entry that cannot be stated (a symbolic link out of the served
+// tree or to nothing, a file whose size cannot be decoded) is left out, so
+// that it does not break the listing of its directory; a GET of it gets
+// the error.
+func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
+	names, err := f.File.Readdirnames(n)
+	fis := make([]os.FileInfo, 0, len(names))
+	for _, name := range names {
+		if isStaging(name) {
+			continue
+		}
+		fi, err := f.fs.Stat(path.Join(f.name, name))
+		if err != nil {
+			continue
+		}
+		fis = append(fis, info{fi})
+	}
+	return fis, err
+}
+
+// info is a FileInfo with an ETag (modification time and decoded size, as
+// Apache and webdav's default make it) and a content type from the name's
+// extension, both without reading the file.
+type info struct{ os.FileInfo }
+
+func (i info) ETag(context.Context) (string, error) {
+	return fmt.Sprintf(`"%x%x"`, i.ModTime().UnixNano(), i.Size()), nil
+}
+
+func (i info) ContentType(context.Context) (string, error) {
+	return contentType(i.Name()), nil
+}
+
+// contentType is the type of a file named name, from its extension.
+func contentType(name string) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}

@@ -1,0 +1,237 @@
+// Package serve serves an afero.Fs (an fsx view of a directory, for b14fs
+// serve) over WebDAV and plain HTTP, with the checks a server reachable by
+// others needs: HTTP Basic authentication, a read-only mode, confinement of
+// every path to the served tree, limits on headers and request bodies, and
+// an access log.
+package serve
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/afero"
+	"golang.org/x/net/webdav"
+)
+
+// Limits on what a client sends.
+const (
+	MaxHeaderBytes = 64 << 10 // request line and headers
+	MaxXMLBody     = 1 << 20  // bodies of PROPFIND, PROPPATCH, LOCK and the like
+)
+
+// Options configure a Handler.
+type Options struct {
+	// Writable allows PUT, MKCOL, MOVE, COPY, DELETE, PROPPATCH and LOCK.
+	// Without it they get 405 Method Not Allowed.
+	Writable bool
+	// User and Password, when Password is not empty, are the credentials
+	// every request must present by HTTP Basic authentication.
+	User, Password string
+	// MaxUpload limits the body of a PUT, in bytes; 0 means no limit.
+	MaxUpload int64
+	// Log, when not nil, gets an access log line per request and the
+	// errors of the WebDAV handler.
+	Log io.Writer
+}
+
+// writeMethods are the methods that change the tree.
+var writeMethods = map[string]bool{
+	"PUT": true, "POST": true, "MKCOL": true, "MOVE": true, "COPY": true, "DELETE": true,
+	"PROPPATCH": true, "LOCK": true, "UNLOCK": true,
+}
+
+// Handler returns the WebDAV handler of fsys.
+func Handler(fsys afero.Fs, opts Options) http.Handler {
+	h := &handler{opts: opts}
+	h.dav = &webdav.Handler{
+		FileSystem: davFS{fs: fsys, writable: opts.Writable, props: newDeadProps()},
+		LockSystem: webdav.NewMemLS(),
+		Logger:     h.logError,
+	}
+	if opts.Password != "" {
+		h.user = sha256.Sum256([]byte(opts.User))
+		h.pass = sha256.Sum256([]byte(opts.Password))
+	}
+	return h
+}
+
+type handler struct {
+	opts       Options
+	dav        *webdav.Handler
+	user, pass [sha256.Size]byte
+	logMu      sync.Mutex
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	lw := &logWriter{ResponseWriter: w}
+	h.serve(lw, r)
+	if h.opts.Log != nil {
+		status := lw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		h.logMu.Lock()
+		fmt.Fprintf(h.opts.Log, "%s %s %q %d %d %s\n", start.UTC().Format(time.RFC3339), r.Method, r.URL.EscapedPath(), status, lw.n, time.Since(start).Round(time.Microsecond))
+		h.logMu.Unlock()
+	}
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Password != "" && !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="b14fs", charset="UTF-8"`)
+		http.Error(w, "authorization required", http.StatusUnauthorized)
+		return
+	}
+	if err := checkPath(r.URL); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if d := r.Header.Get("Destination"); d != "" {
+		u, err := url.Parse(d)
+		if err != nil {
+			http.Error(w, "bad Destination", http.StatusBadRequest)
+			return
+		}
+		if err := checkPath(u); err != nil {
+			http.Error(w, "Destination: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	if !h.opts.Writable && writeMethods[r.Method] {
+		w.Header().Set("Allow", "OPTIONS, GET, HEAD, PROPFIND")
+		http.Error(w, "read-only: serve with -w to write", http.StatusMethodNotAllowed)
+		return
+	}
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.serveIndex(w, r) {
+		return
+	}
+	switch {
+	case r.Method == http.MethodPut:
+		if h.opts.MaxUpload > 0 {
+			r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxUpload)
+		}
+		body := &putBody{ReadCloser: r.Body}
+		r.Body = body
+		r = r.WithContext(withPutBody(r.Context(), body))
+	case r.Body != nil:
+		r.Body = http.MaxBytesReader(w, r.Body, MaxXMLBody)
+		if r.Method == "PROPFIND" || r.Method == "PROPPATCH" {
+			if status, err := checkXMLBody(r); err != nil {
+				http.Error(w, err.Error(), status)
+				return
+			}
+		}
+	}
+	if !h.checkIfETags(r) {
+		http.Error(w, "If: no list of conditions holds", http.StatusPreconditionFailed)
+		return
+	}
+	h.dav.ServeHTTP(w, r)
+}
+
+// authorized reports whether r carries the credentials, comparing them in
+// constant time (their hashes, so that not even their lengths show).
+func (h *handler) authorized(r *http.Request) bool {
+	user, pass, ok := r.BasicAuth()
+	if !ok {
+		return false
+	}
+	u := sha256.Sum256([]byte(user))
+	p := sha256.Sum256([]byte(pass))
+	return subtle.ConstantTimeCompare(u[:], h.user[:])&subtle.ConstantTimeCompare(p[:], h.pass[:]) == 1
+}
+
+func (h *handler) logError(r *http.Request, err error) {
+	if err == nil || h.opts.Log == nil {
+		return
+	}
+	h.logMu.Lock()
+	fmt.Fprintf(h.opts.Log, "b14fs: %s %s: %v\n", r.Method, r.URL.EscapedPath(), err)
+	h.logMu.Unlock()
+}
+
+// errBadPath is what checkPath returns.
+var errBadPath = errors.New("bad path: no '..' or '.' segments, encoded slashes, backslashes, NUL bytes or names of staging files")
+
+// checkPath refuses a URL path that could mean something else to another
+// layer: dot segments (even percent-encoded), encoded slashes or
+// backslashes, backslashes and NUL bytes.
+func checkPath(u *url.URL) error {
+	raw := strings.ToLower(u.EscapedPath())
+	if strings.Contains(raw, "%2f") || strings.Contains(raw, "%5c") || strings.Contains(raw, "%00") {
+		return errBadPath
+	}
+	p := u.Path
+	if p == "" {
+		p = "/"
+	}
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") {
+		return errBadPath
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." || seg == "." || isStaging(seg) {
+			return errBadPath
+		}
+	}
+	return nil
+}
+
+// logWriter counts the status and bytes of a response.
+type logWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (w *logWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// IsLoopback reports whether every address host (a host name or IP
+// address, as in HOST:PORT) stands for is a loopback address. An empty host
+// (all interfaces) is not.
+func IsLoopback(host string) bool {
+	if host == "" {
+		return false
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return ip.IsLoopback()
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,359 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+)
+
+// countingFs counts the bytes read from its base's files.
+type countingFs struct {
+	afero.Fs
+	n *atomic.Int64
+}
+
+func (c countingFs) Open(name string) (afero.File, error) {
+	return c.OpenFile(name, os.O_RDONLY, 0)
+}
+
+func (c countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	f, err := c.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return countingFile{f, c.n}, nil
+}
+
+type countingFile struct {
+	afero.File
+	n *atomic.Int64
+}
+
+func (f countingFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.n.Add(int64(n))
+	return n, err
+}
+
+func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	f.n.Add(int64(n))
+	return n, err
+}
+
+// setup serves a directory holding big.bin (8 MiB, encoded) and
+// sub/notes.txt, and returns the server, the directory, the plain content
+// of big.bin and the counter of bytes read from stored files.
+func setup(t *testing.T, opts Options) (*httptest.Server, string, []byte, *atomic.Int64) {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	n := new(atomic.Int64)
+	fsys, err := fsx.New(countingFs{root, n}, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 8<<20)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range big {
+		big[i] = byte(r.Uint32())
+	}
+	if err := afero.WriteFile(fsys, "big.bin", big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(fsys, "sub/notes.txt", []byte("some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.Store(0)
+	srv := httptest.NewServer(Handler(fsys, opts))
+	t.Cleanup(srv.Close)
+	return srv, dir, big, n
+}
+
+func do(t *testing.T, method, url string, body io.Reader, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
+}
+
+func TestGet(t *testing.T) {
+	srv, _, big, _ := setup(t, Options{})
+	resp, data := do(t, "GET", srv.URL+"/big.bin", nil)
+	if resp.StatusCode != 200 || !bytes.Equal(data, big) {
+		t.Fatalf("GET: %s, %d bytes, equal %v", resp.Status, len(data), bytes.Equal(data, big))
+	}
+	if cl := resp.Header.Get("Content-Length"); cl != fmt.Sprint(len(big)) {
+		t.Errorf("Content-Length %q, want %d", cl, len(big))
+	}
+	etag := resp.Header.Get("ETag")
+	if etag == "" || resp.Header.Get("Last-Modified") == "" {
+		t.Errorf("ETag %q, Last-Modified %q", etag, resp.Header.Get("Last-Modified"))
+	}
+	resp, _ = do(t, "GET", srv.URL+"/big.bin", nil, "If-None-Match", etag)
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match: %s, want 304", resp.Status)
+	}
+	resp, data = do(t, "GET", srv.URL+"/sub/notes.txt", nil)
+	if string(data) != "some notes\n" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Errorf("GET notes.txt: %q, %q", data, resp.Header.Get("Content-Type"))
+	}
+	resp, _ = do(t, "GET", srv.URL+"/big.bin.b14", nil)
+	if resp.StatusCode != 404 {
+		t.Errorf("GET the stored name: %s, want 404", resp.Status)
+	}
+}
+
+// TestRange checks Range requests, and that one reads only the blocks it
+// covers, not the whole stored file.
+func TestRange(t *testing.T) {
+	srv, _, big, n := setup(t, Options{})
+	for _, off := range []int{0, 1, 4 << 20, len(big) - 100} {
+		n.Store(0)
+		resp, data := do(t, "GET", srv.URL+"/big.bin", nil, "Range", fmt.Sprintf("bytes=%d-%d", off, off+99))
+		if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(data, big[off:off+100]) {
+			t.Fatalf("Range at %d: %s, %d bytes", off, resp.Status, len(data))
+		}
+		if got := n.Load(); got > 64<<10 {
+			t.Errorf("Range at %d read %d stored bytes", off, got)
+		}
+	}
+	resp, _ := do(t, "GET", srv.URL+"/big.bin", nil, "Range", fmt.Sprintf("bytes=%d-", len(big)+10))
+	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
+		t.Errorf("Range past the end: %s", resp.Status)
+	}
+}
+
+func TestPropfind(t *testing.T) {
+	srv, _, big, n := setup(t, Options{})
+	resp, data := do(t, "PROPFIND", srv.URL+"/", nil, "Depth", "1")
+	if resp.StatusCode != http.StatusMultiStatus {
+		t.Fatalf("PROPFIND: %s", resp.Status)
+	}
+	body := string(data)
+	if !strings.Contains(body, fmt.Sprintf("<D:getcontentlength>%d</D:getcontentlength>", len(big))) {
+		t.Errorf("PROPFIND does not report the decoded size %d:\n%s", len(big), body)
+	}
+	if strings.Contains(body, ".b14") {
+		t.Errorf("PROPFIND shows stored names:\n%s", body)
+	}
+	if got := n.Load(); got > 64<<10 {
+		t.Errorf("PROPFIND read %d stored bytes", got)
+	}
+}
+
+func TestIndex(t *testing.T) {
+	srv, dir, _, _ := setup(t, Options{})
+	os.WriteFile(filepath.Join(dir, "sub", "<b>&.txt.b14"), nil, 0o644)
+	resp, data := do(t, "GET", srv.URL+"/sub/", nil)
+	body := string(data)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(body, `<a href="./notes.txt">notes.txt</a>  11`) ||
+		!strings.Contains(body, `<a href="./%3Cb%3E&amp;.txt">&lt;b&gt;&amp;.txt</a>  0`) || strings.Contains(body, ".b14") {
+		t.Errorf("GET /sub/: %s\n%s", resp.Status, body)
+	}
+	resp, _ = do(t, "GET", srv.URL+"/sub", nil)
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/sub/" {
+		t.Errorf("GET /sub: %s at %s, want a redirect to /sub/", resp.Status, resp.Request.URL.Path)
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	srv, dir, _, _ := setup(t, Options{})
+	for _, m := range []string{"PUT", "DELETE", "MKCOL", "PROPPATCH", "LOCK", "MOVE", "COPY"} {
+		resp, _ := do(t, m, srv.URL+"/sub/notes.txt", strings.NewReader("x"), "Destination", srv.URL+"/x.txt")
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("%s read-only: %s, want 405", m, resp.Status)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub/notes.txt.b14")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	srv, dir, _, _ := setup(t, Options{Writable: true})
+	resp, _ := do(t, "PUT", srv.URL+"/new.txt", strings.NewReader("hello"))
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT: %s", resp.Status)
+	}
+	stored, err := os.ReadFile(filepath.Join(dir, "new.txt.b14"))
+	if err != nil || bytes.Contains(stored, []byte("hello")) {
+		t.Fatalf("stored %q, %v", stored, err)
+	}
+	if _, data := do(t, "GET", srv.URL+"/new.txt", nil); string(data) != "hello" {
+		t.Errorf("GET after PUT: %q", data)
+	}
+	steps := []struct{ method, path, dest string }{
+		{"MKCOL", "/dir", ""},
+		{"COPY", "/new.txt", "/dir/copy.txt"},
+		{"MOVE", "/dir/copy.txt", "/moved.txt"},
+		{"DELETE", "/new.txt", ""},
+	}
+	for _, s := range steps {
+		resp, _ := do(t, s.method, srv.URL+s.path, nil, "Destination", srv.URL+s.dest)
+		if resp.StatusCode >= 300 {
+			t.Fatalf("%s %s: %s", s.method, s.path, resp.Status)
+		}
+	}
+	for name, want := range map[string]bool{"dir": true, "moved.txt.b14": true, "new.txt.b14": false, "dir/copy.txt.b14": false} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", name, err == nil, want)
+		}
+	}
+}
+
+func TestLimits(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{Writable: true, MaxUpload: 10})
+	resp, _ := do(t, "PUT", srv.URL+"/big.txt", strings.NewReader(strings.Repeat("x", 100)))
+	if resp.StatusCode < 400 {
+		t.Errorf("PUT over --max-upload: %s", resp.Status)
+	}
+	resp, _ = do(t, "PROPFIND", srv.URL+"/", strings.NewReader(strings.Repeat(" ", MaxXMLBody+10)))
+	if resp.StatusCode < 400 {
+		t.Errorf("PROPFIND body over the limit: %s", resp.Status)
+	}
+}
+
+func TestTraversal(t *testing.T) {
+	srv, dir, _, _ := setup(t, Options{Writable: true})
+	outside := t.TempDir()
+	fsys, _ := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), outside), base16384.NewCodec())
+	if err := afero.WriteFile(fsys, "secret.txt", []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.txt.b14"), filepath.Join(dir, "link.txt.b14")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(dir, outside)
+	if err := os.Symlink(rel, filepath.Join(dir, "relout")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		"/link.txt", "/out/secret.txt", "/relout/secret.txt",
+		"/../" + rel + "/secret.txt", "/%2e%2e/" + rel + "/secret.txt", "/sub/..%2f..%2f" + rel + "/secret.txt",
+		"/sub%2fnotes.txt", "/sub%5cnotes.txt", "/sub/%2e/notes.txt", "/a%00b",
+	} {
+		req, err := http.NewRequest("GET", srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.URL.Opaque = "//" + req.URL.Host + p // sent as it is, not cleaned
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode < 400 || resp.StatusCode >= 500 || bytes.Contains(data, []byte("secret")) {
+			t.Errorf("GET %s: %s %q, want 4xx", p, resp.Status, data)
+		}
+	}
+	for _, p := range []string{"/out/new.txt", "/relout/new.txt"} {
+		resp, _ := do(t, "PUT", srv.URL+p, strings.NewReader("x"))
+		if resp.StatusCode < 400 {
+			t.Errorf("PUT %s: %s", p, resp.Status)
+		}
+	}
+	// The links out do not break the listing of their directory, and
+	// are not in it.
+	resp, data := do(t, "PROPFIND", srv.URL+"/", nil, "Depth", "1")
+	if resp.StatusCode != http.StatusMultiStatus || !strings.HasSuffix(strings.TrimSpace(string(data)), "</D:multistatus>") ||
+		!strings.Contains(string(data), "<D:href>/big.bin</D:href>") || strings.Contains(string(data), "link") || strings.Contains(string(data), "out") {
+		t.Errorf("PROPFIND with links out: %s\n%s", resp.Status, data)
+	}
+	resp, _ = do(t, "MOVE", srv.URL+"/sub/notes.txt", nil, "Destination", srv.URL+"/relout/x.txt")
+	if resp.StatusCode < 400 {
+		t.Errorf("MOVE into a link out: %s", resp.Status)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the outside directory holds %d entries, want 1", len(entries))
+	}
+}
+
+func TestAuth(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{User: "u", Password: "pw"})
+	for _, c := range []struct {
+		user, pass string
+		set        bool
+		want       int
+	}{{"", "", false, 401}, {"u", "nope", true, 401}, {"x", "pw", true, 401}, {"u", "pw", true, 200}} {
+		req, _ := http.NewRequest("GET", srv.URL+"/sub/notes.txt", nil)
+		if c.set {
+			req.SetBasicAuth(c.user, c.pass)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%q:%q: %s, want %d", c.user, c.pass, resp.Status, c.want)
+		}
+		if c.want == 401 && resp.Header.Get("WWW-Authenticate") == "" {
+			t.Error("401 without WWW-Authenticate")
+		}
+	}
+}
+
+func TestLog(t *testing.T) {
+	var buf bytes.Buffer
+	srv, _, _, _ := setup(t, Options{Log: &syncWriter{w: &buf}})
+	do(t, "GET", srv.URL+"/sub/notes.txt", nil)
+	srv.Close()
+	line := buf.String()
+	if !strings.Contains(line, `GET "/sub/notes.txt" 200 11 `) {
+		t.Errorf("log: %q", line)
+	}
+}
+
+type syncWriter struct {
+	w io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+func TestIsLoopback(t *testing.T) {
+	for host, want := range map[string]bool{"127.0.0.1": true, "::1": true, "[::1]": true, "localhost": true, "127.1.2.3": true, "": false, "0.0.0.0": false, "::": false, "192.0.2.1": false} {
+		if got := IsLoopback(host); got != want {
+			t.Errorf("IsLoopback(%q) = %v", host, got)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package base16384
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// An Encoding is base16384 with a set of options, in the style of
+// encoding/base64's Encoding: its methods encode and decode whole buffers,
+// and NewCodec(opts...) is the same configuration as a core.Codec for
+// streams and chains. The options of chain specs ("form=utf8:bom=true") map
+// onto the same Options. An Encoding is immutable and safe for concurrent
+// use.
+type Encoding struct {
+	cfg config
+}
+
+// An Option sets one of an Encoding's or a Codec's options.
+type Option struct {
+	set func(*config)
+}
+
+var (
+	// UTF8 encodes to UTF-8 text (3 bytes a unit, what EncodeToString
+	// writes) instead of raw UTF-16BE (2 bytes a unit, what Encode writes).
+	// Chain option form=utf8.
+	UTF8 = Option{func(c *config) { c.utf8 = true }}
+	// BOM writes a byte order mark first (FE FF, or EF BB BF for UTF-8), as
+	// the C CLI does. Chain option bom=true.
+	BOM = Option{func(c *config) { c.bom = true }}
+	// Strict rejects non-zero pad bits and line breaks when decoding. Chain
+	// option strict=true.
+	Strict = Option{func(c *config) { c.strict = true }}
+	// Newline ends the UTF-8 form with a line break (LF), as text files
+	// end, unless it holds no unit. Needs UTF8. Chain option newline=true.
+	Newline = Option{func(c *config) { c.newline = true }}
+	// SkipGarbage makes decoding skip every byte of the UTF-8 form where a
+	// unit should start that starts none of the alphabet (U+4E00..U+8DFF,
+	// U+3D01..U+3D06), as base64 -i does; line breaks are skipped anyway.
+	// Not with Strict. Chain option garbage=skip.
+	SkipGarbage = Option{func(c *config) { c.skipGarbage = true }}
+	// Checksum writes the C CLI's checksum (base16384 -c) in the pad bits
+	// and verifies it when decoding. Its blocks depend on the ones before.
+	// Chain option checksum=true.
+	Checksum = Option{func(c *config) { c.checksum = true }}
+)
+
+// Wrap breaks the UTF-8 form into lines of n units (characters), a line
+// break (LF) after each line but the last; 0 breaks no line. Needs UTF8.
+// Chain option wrap=N.
+func Wrap(n int) Option { return Option{func(c *config) { c.wrap = n }} }
+
+// StdEncoding is the reference encoding: raw UTF-16BE without a byte order
+// mark, pad bits ignored when decoding. Its methods give what Encode and
+// the other package functions give.
+var StdEncoding = New()
+
+// New returns the Encoding with the given options; without any, it is the
+// reference encoding, StdEncoding. It panics when the options contradict
+// each other (Wrap or Newline without UTF8, a negative Wrap, SkipGarbage
+// with Strict).
+func New(opts ...Option) *Encoding {
+	return &Encoding{cfg: mustConfigure(opts)}
+}
+
+// mustConfigure returns the config of opts, and panics when they
+// contradict each other.
+func mustConfigure(opts []Option) config {
+	var c config
+	for _, o := range opts {
+		o.set(&c)
+	}
+	if _, err := c.check(); err != nil {
+		panic("base16384: " + err.Error())
+	}
+	return c
+}
+
+// check returns the key of the option that contradicts the others, and
+// why.
+func (c config) check() (key string, err error) {
+	switch {
+	case c.wrap < 0:
+		return "wrap", errors.New("negative")
+	case c.wrap > 0 && !c.utf8:
+		return "wrap", errors.New("lines need form=utf8")
+	case c.newline && !c.utf8:
+		return "newline", errors.New("lines need form=utf8")
+	case c.skipGarbage && c.strict:
+		return "garbage", errors.New("garbage=skip contradicts strict=true")
+	}
+	return "", nil
+}
+
+// EncodedLen returns the length in bytes of the encoding of n bytes: what
+// Encode writes, byte order mark and end marker included.
+func (e *Encoding) EncodedLen(n int) int {
+	return len(e.cfg.header()) + int(e.cfg.encodedLen(int64(n))+e.cfg.lineBreaks(int64(n)))
+}
+
+// MaxDecodedLen returns the most bytes an encoding of n bytes, in any form,
+// can decode to: the room Decode needs when the encoding is not known yet.
+func (e *Encoding) MaxDecodedLen(n int) int { return maxDecodedLen(n) }
+
+// DecodedLen returns the length of the decoding of src (in either text
+// form, with or without a byte order mark), judging from its length, its
+// start and its end marker only, unless src is in the UTF-8 form with line
+// breaks before its end (or the Encoding skips garbage): then it decodes
+// src to count. It returns a *core.DataError when src cannot be a valid
+// encoding; a nil error does not mean that src is valid.
+func (e *Encoding) DecodedLen(src []byte) (int, error) {
+	s, err := e.cfg.measure(src[:min(len(src), 3)], src[max(len(src)-maxTrailingBreaks-3, 0):], int64(len(src)))
+	if s.utf8 && (e.cfg.skipGarbage || errors.Is(err, core.ErrNoLayout) || !e.cfg.strict && indexLineBreak(src[:s.end]) >= 0) {
+		return e.cfg.count(src)
+	}
+	return int(s.size), err
+}
+
+// count returns the length of the decoding of src by decoding it.
+func (c config) count(src []byte) (int, error) {
+	d := newDecodeState(c)
+	buf := make([]byte, decodeBufLen)
+	total := 0
+	for {
+		chunk := src[:min(len(src), encodedChunk)]
+		final := len(chunk) == len(src)
+		n, used, err := d.decode(buf, chunk, final)
+		total += n
+		if err != nil || final {
+			return total, err
+		}
+		src = src[used:]
+	}
+}
+
+// Encode writes the encoding of src to dst, which must hold at least
+// EncodedLen(len(src)) bytes, and returns the bytes written.
+func (e *Encoding) Encode(dst, src []byte) int {
+	enc := newEncodeState(e.cfg)
+	if e.cfg.wrap == 0 && !e.cfg.newline {
+		n := copy(dst, e.cfg.header())
+		return n + enc.encode(dst[n:], src)
+	}
+	// Encode into the end of the room, then move it forward, putting the
+	// line breaks in.
+	total := e.EncodedLen(len(src))
+	units := dst[total-int(e.cfg.encodedLen(int64(len(src)))) : total]
+	enc.encode(units, src)
+	h := copy(dst, e.cfg.header())
+	lines := newLineState(e.cfg)
+	lines.header = 0
+	n, _ := lines.fill(dst[h:], units)
+	return h + n + lines.end(dst[h+n:])
+}
+
+// AppendEncode appends the encoding of src to dst and returns the extended
+// buffer.
+func (e *Encoding) AppendEncode(dst, src []byte) []byte {
+	n := e.EncodedLen(len(src))
+	dst = slices.Grow(dst, n)
+	e.Encode(dst[len(dst):len(dst)+n], src)
+	return dst[:len(dst)+n]
+}
+
+// EncodeToString returns the encoding of src as a string.
+func (e *Encoding) EncodeToString(src []byte) string {
+	return string(e.AppendEncode(nil, src))
+}
+
+// Decode writes the decoding of src to dst, which must hold at least
+// DecodedLen(src) bytes, and returns the bytes written. It returns a
+// *core.DataError naming the byte offset of the first bad unit for invalid
+// input, and an error wrapping io.ErrShortBuffer when dst is too small.
+func (e *Encoding) Decode(dst, src []byte) (int, error) {
+	n, err := e.DecodedLen(src)
+	if err != nil {
+		return 0, e.firstError(src, err)
+	}
+	if len(dst) < n {
+		return 0, fmt.Errorf("%s: Decode: %w: need %d bytes, have %d", Name, io.ErrShortBuffer, n, len(dst))
+	}
+	d := newDecodeState(e.cfg)
+	if _, _, err := d.decode(dst[:n], src, true); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// AppendDecode appends the decoding of src to dst and returns the extended
+// buffer. For invalid input it returns dst unchanged in length and a
+// *core.DataError naming the byte offset of the first bad unit.
+func (e *Encoding) AppendDecode(dst, src []byte) ([]byte, error) {
+	n, err := e.DecodedLen(src)
+	if err != nil {
+		return dst, e.firstError(src, err)
+	}
+	dst = slices.Grow(dst, n)
+	if _, err := e.Decode(dst[len(dst):len(dst)+n], src); err != nil {
+		return dst, err
+	}
+	return dst[:len(dst)+n], nil
+}
+
+// DecodeString returns the decoding of the encoded text s.
+func (e *Encoding) DecodeString(s string) ([]byte, error) {
+	return e.AppendDecode(nil, []byte(s))
+}
+
+// firstError returns the error at the first bad unit of src, whose length
+// or end marker measure found wrong (measureErr): the units before the end
+// may hold an earlier fault.
+func (e *Encoding) firstError(src []byte, measureErr error) error {
+	d := newDecodeState(e.cfg)
+	if _, _, err := d.decode(make([]byte, maxDecodedLen(len(src))), src, true); err != nil {
+		return err
+	}
+	return measureErr
+}

@@ -1,0 +1,287 @@
+package base16384
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// Texts the tests below put together: u7 is the UTF-8 form of "1234567"
+// (4 units, 12 bytes), u8 that of "12345678" (6 units, 18 bytes).
+var (
+	u7 = EncodeToString([]byte("1234567"))
+	u8 = EncodeToString([]byte("12345678"))
+)
+
+// textVariants returns text, the UTF-8 form, with line breaks and garbage
+// put in: a CRLF after its first unit and an LF at its end; a stray byte
+// and a character outside the alphabet after its second unit.
+func textVariants(text []byte) [][]byte {
+	at := func(i int) int { return min(i, len(text)) }
+	return [][]byte{
+		slices.Concat(text[:at(3)], []byte("\r\n"), text[at(3):], []byte("\n")),
+		slices.Concat(text[:at(6)], []byte("\xff。"), text[at(6):]),
+	}
+}
+
+// TestDecodeText decodes the UTF-8 form with line breaks and garbage under
+// each setting, one-shot and in every stream form.
+func TestDecodeText(t *testing.T) {
+	skip, strict := config{skipGarbage: true}, config{strict: true}
+	tests := []struct {
+		name string
+		cfg  config
+		in   string
+		want string // the plain text, or the error's message
+	}{
+		{"trailing LF", config{}, u7 + "\n", "1234567"},
+		{"trailing CRLF", config{}, u8 + "\r\n", "12345678"},
+		{"leading LF", config{}, "\n" + u7, "1234567"},
+		{"LF in a group", config{}, u7[:6] + "\n" + u7[6:] + "\n\n", "1234567"},
+		{"lines", config{}, u8[:12] + "\r\n" + u8[12:] + "\r\n", "12345678"},
+		{"BOM then LF", config{}, "\uFEFF\n" + u7, "1234567"},
+		{"only LF", config{}, "\n\r\n", ""},
+		{"garbage byte", config{}, u7 + "\xff", "byte offset 12: invalid byte 0xff"},
+		{"ASCII in a group", config{}, u7[:6] + "x" + u7[6:], "byte offset 6: invalid byte 0x78"},
+		{"continuation byte", config{}, u7[:5], "byte offset 3: truncated input"},
+		{"stray continuation", config{}, u7[:3] + u7[4:], "byte offset 3: invalid byte 0x84"},
+		{"CJK outside the alphabet", config{}, u7[:6] + "。" + u7[6:], "byte offset 6: invalid unit: bytes E3 80 82"},
+		{"LF in a character", config{}, u7[:4] + "\n", "byte offset 3: truncated input"},
+		{"strict trailing LF", strict, u7 + "\n", "byte offset 12: unexpected byte 0x0a: a line break (strict=true)"},
+		{"strict CR", strict, u7[:3] + "\r" + u7[3:], "byte offset 3: unexpected byte 0x0d: a line break (strict=true)"},
+		{"skip garbage", skip, " " + u7[:6] + "\t。\xff" + u7[6:] + "x\n", "1234567"},
+		{"skip a cut character", skip, u7 + u7[:2], "1234567"},
+		{"skip 3D07", skip, u8[:15] + "\u3d07" + u8[15:], "12345678"},
+		{"skip keeps bad markers of the alphabet", skip, u7[:3] + "\u3d02", "byte offset 3: bad end marker: value 2 after 1 data units"},
+		{"skip, then data after the end", skip, u8 + "\n" + u7, "byte offset 19: data after the end marker"},
+	}
+	for _, tc := range tests {
+		want, wantErr := []byte(tc.want), error(nil)
+		if strings.HasPrefix(tc.want, "byte offset") {
+			want = nil
+		}
+		out, err := oneShot(tc.cfg, []byte(tc.in))
+		if err != nil {
+			wantErr = err
+			if !strings.HasSuffix(err.Error(), tc.want) || !errors.Is(err, core.ErrInvalidData) {
+				t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+			}
+		} else if !bytes.Equal(out, want) {
+			t.Errorf("%s: decoded %q, want %q", tc.name, out, tc.want)
+		}
+		// Every stream form says the same for every split of the input.
+		in := []byte(tc.in)
+		dw, d := newDecodeWriter(nil, tc.cfg), newDecoder(nil, tc.cfg)
+		for _, at := range cuts(len(in)) {
+			var buf bytes.Buffer
+			dw.Reset(&buf)
+			err := writePieces(dw, cut(in, at))
+			if !sameResult(buf.Bytes(), err, out, wantErr) {
+				t.Errorf("%s: DecodeWriter, cuts %v: %q, %v", tc.name, at, buf.Bytes(), err)
+				break
+			}
+			if len(at) == 1 {
+				d.Reset(piecesReader(cut(in, at)))
+				got, err := readAll(d)
+				if !sameResult(got, err, out, wantErr) {
+					t.Errorf("%s: Decoder, cut %v: %q, %v", tc.name, at, got, err)
+					break
+				}
+			}
+		}
+		if tc.cfg == (config{}) && !appendDecodeMatches(in, out, wantErr) {
+			t.Errorf("%s: AppendDecode differs from the streams", tc.name)
+		}
+	}
+}
+
+// TestEncodeLines checks the line breaks of wrap and newline, one-shot and
+// in both stream forms, and that the text decodes back.
+func TestEncodeLines(t *testing.T) {
+	tests := []struct {
+		opts []Option
+		in   string
+		want string
+	}{
+		{[]Option{UTF8, Newline}, "1234567", u7 + "\n"},
+		{[]Option{UTF8, Newline}, "", ""},
+		{[]Option{UTF8, Newline, BOM}, "", "\uFEFF"},
+		{[]Option{UTF8, Newline, BOM}, "1234567", "\uFEFF" + u7 + "\n"},
+		{[]Option{UTF8, Wrap(2)}, "1234567", u7[:6] + "\n" + u7[6:]},
+		{[]Option{UTF8, Wrap(2), Newline}, "1234567", u7[:6] + "\n" + u7[6:] + "\n"},
+		{[]Option{UTF8, Wrap(4), Newline}, "1234567", u7 + "\n"},
+		{[]Option{UTF8, Wrap(5), Newline, BOM}, "12345678", "\uFEFF" + u8[:15] + "\n" + u8[15:] + "\n"},
+		{[]Option{UTF8, Wrap(1)}, "1", EncodeToString([]byte("1"))[:3] + "\n" + EncodeToString([]byte("1"))[3:]},
+		{[]Option{UTF8, Wrap(0), Newline}, "12345678", u8 + "\n"},
+	}
+	for _, tc := range tests {
+		e := New(tc.opts...)
+		if got := e.EncodeToString([]byte(tc.in)); got != tc.want {
+			t.Errorf("%+v: EncodeToString(%q) = %q, want %q", e.cfg, tc.in, got, tc.want)
+		}
+		if n := e.EncodedLen(len(tc.in)); n != len(tc.want) {
+			t.Errorf("%+v: EncodedLen(%d) = %d, want %d", e.cfg, len(tc.in), n, len(tc.want))
+		}
+		c := NewTextCodec(tc.opts...)
+		if got := encodeWithCodec(t, c, []byte(tc.in)); string(got) != tc.want {
+			t.Errorf("%+v: push encoder wrote %q, want %q", e.cfg, got, tc.want)
+		}
+		if got, err := readAll(c.NewEncodeReader(strings.NewReader(tc.in))); err != nil || string(got) != tc.want {
+			t.Errorf("%+v: pull encoder read %q, %v; want %q", e.cfg, got, err, tc.want)
+		}
+		if got, err := e.DecodeString(tc.want); err != nil || string(got) != tc.in {
+			t.Errorf("%+v: DecodeString(%q) = %q, %v", e.cfg, tc.want, got, err)
+		}
+	}
+	// Long input: the streams' chunks, wrapped, match one-shot.
+	for _, src := range streamInputs() {
+		for _, wrap := range []int{1, 38, 1000} {
+			opts := []Option{UTF8, Wrap(wrap), Newline}
+			want := New(opts...).AppendEncode(nil, src)
+			c := NewTextCodec(opts...)
+			for _, size := range []int{1, 1000, 1 << 20} {
+				var buf bytes.Buffer
+				if err := writeInPieces(c.NewEncodeWriter(&buf), src, size); err != nil || !bytes.Equal(buf.Bytes(), want) {
+					t.Errorf("wrap %d, %d bytes in %d-byte writes: differs from one-shot (err %v)", wrap, len(src), size, err)
+				}
+			}
+			if got, err := readAll(c.NewEncodeReader(bytes.NewReader(src))); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("wrap %d, %d bytes: pull encoder differs from one-shot (err %v)", wrap, len(src), err)
+			}
+			if got, err := New().AppendDecode(nil, want); err != nil || !bytes.Equal(got, src) {
+				t.Errorf("wrap %d, %d bytes: does not decode back: %v", wrap, len(src), err)
+			}
+		}
+	}
+}
+
+// TestTextOptions checks the chain options for text: the codec they make
+// and the combinations that are refused.
+func TestTextOptions(t *testing.T) {
+	opt := func(kv ...string) core.Options {
+		var o core.Options
+		for i := 0; i < len(kv); i += 2 {
+			o = append(o, core.Option{Key: kv[i], Value: kv[i+1]})
+		}
+		return o
+	}
+	tests := []struct {
+		opts    core.Options
+		blocks  bool
+		wantKey string // the key an error names, "" for none
+	}{
+		{opt("form", "utf8", "wrap", "0"), true, ""},
+		{opt("form", "utf8", "newline", "false"), true, ""},
+		{opt("form", "utf8", "wrap", "76"), false, ""},
+		{opt("form", "utf8", "newline", "true"), false, ""},
+		{opt("garbage", "skip"), false, ""},
+		{opt("garbage", "reject", "strict", "true"), true, ""},
+		{opt("wrap", "76"), false, "wrap"},
+		{opt("form", "utf8", "wrap", "-1"), false, "wrap"},
+		{opt("form", "utf8", "wrap", "x"), false, "wrap"},
+		{opt("newline", "true"), false, "newline"},
+		{opt("form", "utf8", "newline", "true", "form", "utf16be"), false, "newline"},
+		{opt("garbage", "skip", "strict", "true"), false, "garbage"},
+		{opt("garbage", "maybe"), false, "garbage"},
+	}
+	for _, tc := range tests {
+		c, err := NewCodec().WithOptions(tc.opts)
+		var oe *core.OptionError
+		switch {
+		case tc.wantKey != "":
+			if !errors.As(err, &oe) || oe.Key != tc.wantKey || !errors.Is(err, core.ErrBadOptionValue) {
+				t.Errorf("%v: %v, want a bad value of %s", tc.opts, err, tc.wantKey)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tc.opts, err)
+		default:
+			if _, ok := c.(core.BlockCodec); ok != tc.blocks {
+				t.Errorf("%v: %T is a BlockCodec: %v, want %v", tc.opts, c, ok, tc.blocks)
+			}
+			// A TextCodec configures back to a Codec.
+			if again, err := c.(core.Configurable).WithOptions(opt("wrap", "0", "newline", "false", "garbage", "reject")); err != nil {
+				t.Errorf("%v: reconfiguring: %v", tc.opts, err)
+			} else if _, ok := again.(*Codec); !ok {
+				t.Errorf("%v: reconfigured without text options: %T, want *Codec", tc.opts, again)
+			}
+		}
+	}
+	for _, bad := range [][]Option{{Wrap(3)}, {Newline}, {UTF8, Wrap(-1)}, {SkipGarbage, Strict}} {
+		if !panics(func() { New(bad...) }) {
+			t.Errorf("New(%v) does not panic", bad)
+		}
+	}
+	if !panics(func() { NewCodec(UTF8, Newline) }) {
+		t.Error("NewCodec(UTF8, Newline) does not panic")
+	}
+}
+
+// panics reports whether f panics.
+func panics(f func()) (p bool) {
+	defer func() { p = recover() != nil }()
+	f()
+	return false
+}
+
+// TestLayoutText checks Layout on the UTF-8 form with line breaks: at the
+// end they are no matter, elsewhere they leave no layout, and strict
+// rejects them.
+func TestLayoutText(t *testing.T) {
+	bom := "\uFEFF"
+	tests := []struct {
+		name   string
+		strict bool
+		in     string
+		size   int64 // the decoded size, or -1
+		header int64
+		err    error
+	}{
+		{"LF", false, u7 + "\n", 7, 0, nil},
+		{"CRLF", false, u8 + "\r\n", 8, 0, nil},
+		{"BOM and LF", false, bom + u8 + "\n", 8, 3, nil},
+		{"five LFs", false, u8 + "\n\n\n\n\n", 8, 0, nil},
+		{"six LFs", false, u8 + "\n\n\n\n\n\n", -1, 0, core.ErrNoLayout},
+		{"LF only", false, "\n", 0, 0, nil},
+		{"wrapped", false, u8[:9] + "\n" + u8[9:] + "\n", -1, 0, core.ErrNoLayout},
+		{"wrapped, lengths that fit", false, u8[:3] + "\n\n\n" + u8[3:], -1, 0, core.ErrNoLayout},
+		{"strict LF", true, u7 + "\n", -1, 0, ErrUnexpectedByte},
+		{"strict wrapped", true, u8[:3] + "\n\n\n" + u8[3:], -1, 0, ErrUnexpectedByte},
+	}
+	for _, tc := range tests {
+		c := NewCodec()
+		if tc.strict {
+			c = NewCodec(Strict)
+		}
+		l, err := c.Layout(strings.NewReader(tc.in), int64(len(tc.in)))
+		switch {
+		case tc.err != nil:
+			if !errors.Is(err, tc.err) {
+				t.Errorf("%s: Layout: %v, want %v", tc.name, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s: Layout: %v", tc.name, err)
+		case l.Size != tc.size || l.Header != tc.header || l.EncodedBlock != 12:
+			t.Errorf("%s: Layout = %+v, want size %d, header %d", tc.name, l, tc.size, tc.header)
+		}
+		if errors.Is(tc.err, ErrUnexpectedByte) {
+			var de *core.DataError
+			if !errors.As(err, &de) || de.Offset != int64(strings.IndexAny(tc.in, "\r\n")) {
+				t.Errorf("%s: Layout: %v, want a *core.DataError at the first line break", tc.name, err)
+			}
+		}
+		// DecodedLen agrees with the decoding.
+		e := New()
+		if tc.strict {
+			e = New(Strict)
+		}
+		n, err := e.DecodedLen([]byte(tc.in))
+		out, derr := oneShot(e.cfg, []byte(tc.in))
+		if (err == nil) != (derr == nil) || err == nil && n != len(out) {
+			t.Errorf("%s: DecodedLen = %d, %v; decoding gives %d bytes, %v", tc.name, n, err, len(out), derr)
+		}
+	}
+}
