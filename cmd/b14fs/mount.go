@@ -90,8 +90,8 @@ func parseMountOptions(options []string, mo *mount.Options) error {
 }
 
 // serveMount mounts fsys at mountpoint and serves it until a signal comes
-// (it then unmounts and exits with exitInterrupted) or the mount goes away
-// (it returns nil).
+// (it then unmounts and returns the exit code exitInterrupted, after which
+// the plugins are stopped as usual) or the mount goes away (it returns nil).
 func serveMount(std stdio, mountpoint string, fsys afero.Fs, mo mount.Options) error {
 	// Signals that come while mounting are handled once it is mounted.
 	sig := make(chan os.Signal, 2)
@@ -120,7 +120,7 @@ func serveMount(std stdio, mountpoint string, fsys afero.Fs, mo mount.Options) e
 		fmt.Fprintf(std.err, "b14fs: %v; still serving: send the signal again to detach it\n", err)
 		select {
 		case <-srv.Done():
-			os.Exit(exitInterrupted)
+			return exitError{exitInterrupted}
 		case s = <-sig:
 		}
 		fmt.Fprintf(std.err, "b14fs: %v: detaching %s\n", s, mountpoint)
@@ -128,7 +128,7 @@ func serveMount(std stdio, mountpoint string, fsys afero.Fs, mo mount.Options) e
 	}
 	if !lazy {
 		fmt.Fprintf(std.err, "b14fs: %s unmounted\n", mountpoint)
-		os.Exit(exitInterrupted)
+		return exitError{exitInterrupted}
 	}
 	fmt.Fprintf(std.err, "b14fs: %s is busy (a program has a file open there, or it is a working directory): "+
 		"unmounted lazily, so it is gone from %s; serving the programs still using it until they let go "+
@@ -138,6 +138,5 @@ func serveMount(std stdio, mountpoint string, fsys afero.Fs, mo mount.Options) e
 	case s = <-sig:
 		fmt.Fprintf(std.err, "b14fs: %v: stopped serving\n", s)
 	}
-	os.Exit(exitInterrupted)
-	return nil
+	return exitError{exitInterrupted}
 }
