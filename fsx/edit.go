@@ -16,10 +16,6 @@ import (
 	"github.com/spf13/afero"
 )
 
-// ErrTooLarge is returned by a read after writes that would hold more than
-// MaxBuffer bytes in memory.
-var ErrTooLarge = errors.New("file too large to edit in memory")
-
 // MaxBuffer is the largest decoded size of a file that can be read through
 // a file opened for writing while it holds writes at offsets other than its
 // end: such a read holds the whole plain content in memory until Close or
