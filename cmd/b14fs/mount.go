@@ -13,6 +13,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/mount"
+	"github.com/b14fs/b14fs/internal/rootfs"
 )
 
 // mountOptions are the -o options b14fs mount takes.
@@ -49,7 +50,7 @@ and exits with 130), or until MOUNTPOINT is unmounted (fusermount3 -u; exit
 			if err := mount.CheckMountpoint(a[1]); err != nil {
 				return err
 			}
-			base, err := mount.NewDirFs(a[0])
+			base, err := rootfs.Open(a[0])
 			if err != nil {
 				return err
 			}

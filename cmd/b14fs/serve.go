@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/internal/serve"
 )
 
@@ -70,12 +71,12 @@ flight (for up to 30 seconds) and exits 0.`,
 			} else if !fi.IsDir() {
 				return fmt.Errorf("%s: not a directory", dir)
 			}
-			root, err := serve.OpenRoot(dir)
+			root, err := rootfs.Open(dir)
 			if err != nil {
 				return err
 			}
 			defer root.Close()
-			fsys, err := view.build(cmd, reg, root)
+			fsys, err := view.build(cmd, reg, root.FollowLinks())
 			if err != nil {
 				return err
 			}

@@ -24,8 +24,8 @@ func rank(pkg string) (layer int, unit string) {
 		switch name {
 		case "testcodec", "shareddata", "vectors":
 			return 1, "internal/" + name // test helpers: on core, under everything else
-		case "atomicfile":
-			return 1, "internal/" + name // temporary files, for plugins, fsx and cmd alike
+		case "atomicfile", "rootfs":
+			return 1, "internal/" + name // temporary files and a directory that nothing leaves: for every layer above
 		}
 		return 5, "internal/" + name // the command's own helpers
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -52,7 +53,7 @@ type testMount struct {
 func mountBack(t testing.TB, back string, c core.Codec, opts Options) *testMount {
 	t.Helper()
 	fuseAvailable(t)
-	base, err := NewDirFs(back)
+	base, err := rootfs.Open(back)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 // mountHelper mounts dir (base16384, writable) at mountpoint, says "ready"
 // on standard output, and unmounts on SIGTERM or SIGINT.
 func mountHelper(dir, mountpoint string) int {
-	base, err := NewDirFs(dir)
+	base, err := rootfs.Open(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -138,7 +139,7 @@ func TestMemoryBounded(t *testing.T) {
 	}
 	fuseAvailable(t)
 	back := t.TempDir()
-	base, err := NewDirFs(back)
+	base, err := rootfs.Open(back)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
-	"golang.org/x/sys/unix"
 )
 
 // keyOf returns the identity of the base file info describes, if the base
@@ -43,11 +42,4 @@ func statfs(dir string, out *fuse.StatfsOut) error {
 	}
 	out.FromStatfsT(&st)
 	return nil
-}
-
-// adviseSequential tells the kernel that f will be read from start to end,
-// which doubles its readahead: reads through the mount decode the stored
-// file in order, one request at a time.
-func adviseSequential(f *os.File) {
-	unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_SEQUENTIAL)
 }

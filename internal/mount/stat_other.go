@@ -14,5 +14,3 @@ func keyOf(os.FileInfo) (backingKey, bool) { return backingKey{}, false }
 func fillSys(*fuse.Attr, os.FileInfo) bool { return false }
 
 func statfs(string, *fuse.StatfsOut) error { return errors.ErrUnsupported }
-
-func adviseSequential(*os.File) {}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -61,12 +62,12 @@ func benchServers(b *testing.B) (string, string) {
 		if benchErr = os.WriteFile(filepath.Join(raw, "big.bin"), data, 0o644); benchErr != nil {
 			return
 		}
-		root, err := OpenRoot(enc)
+		root, err := rootfs.Open(enc)
 		if err != nil {
 			benchErr = err
 			return
 		}
-		fsys, err := fsx.New(root, base16384.NewCodec())
+		fsys, err := fsx.New(root.FollowLinks(), base16384.NewCodec())
 		if err != nil {
 			benchErr = err
 			return

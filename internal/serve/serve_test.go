@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -60,13 +61,13 @@ func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
 func setup(t *testing.T, opts Options) (*httptest.Server, string, []byte, *atomic.Int64) {
 	t.Helper()
 	dir := t.TempDir()
-	root, err := OpenRoot(dir)
+	root, err := rootfs.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
 	n := new(atomic.Int64)
-	fsys, err := fsx.New(countingFs{root, n}, base16384.NewCodec())
+	fsys, err := fsx.New(countingFs{root.FollowLinks(), n}, base16384.NewCodec())
 	if err != nil {
 		t.Fatal(err)
 	}

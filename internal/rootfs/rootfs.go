@@ -1,0 +1,158 @@
+// Package rootfs is an afero.Fs over a directory that no name can leave:
+// every operation goes through an os.Root, so that neither ".." nor a
+// symbolic link, even one swapped in while the program runs, leads out of
+// the directory. `b14fs mount` and `b14fs serve` store their files in one.
+package rootfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// Fs is an afero.Fs over a directory, through an os.Root. Names are
+// slash-separated paths from the directory, with or without a leading
+// slash. Open follows a link only to a file inside the directory, and an
+// operation that a link would take out of it fails with fs.ErrPermission.
+// Links keep their targets as given. Its Stat is Lstat (it describes a
+// link, never what it points at) unless the Fs comes from FollowLinks.
+type Fs struct {
+	root   *os.Root
+	follow bool // Stat follows links (inside the directory)
+}
+
+var (
+	_ afero.Fs        = (*Fs)(nil)
+	_ afero.Symlinker = (*Fs)(nil)
+)
+
+// Open opens dir.
+func Open(dir string) (*Fs, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Fs{root: r}, nil
+}
+
+// FollowLinks returns the same directory with a Stat that follows links
+// inside it, as a file server wants: a link out of the directory then
+// fails to Stat. Closing either closes both.
+func (f *Fs) FollowLinks() *Fs { return &Fs{root: f.root, follow: true} }
+
+// Close closes the directory.
+func (f *Fs) Close() error { return f.root.Close() }
+
+// rel turns a name into a path for the os.Root.
+func rel(name string) string {
+	p := strings.TrimPrefix(filepath.Clean("/"+name), "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// fix reports an escape from the directory as a permission error, keeping
+// the *fs.PathError or *os.LinkError around it.
+func fix(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes from parent") {
+		return &fs.PathError{Op: pe.Op, Path: pe.Path, Err: fs.ErrPermission}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) && strings.Contains(le.Err.Error(), "escapes from parent") {
+		return &os.LinkError{Op: le.Op, Old: le.Old, New: le.New, Err: fs.ErrPermission}
+	}
+	return err
+}
+
+// Name returns "rootfs".
+func (f *Fs) Name() string { return "rootfs" }
+
+func (f *Fs) Create(name string) (afero.File, error) {
+	return f.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+func (f *Fs) Open(name string) (afero.File, error) {
+	return f.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// OpenFile opens the named file; one opened for reading only is read from
+// start to end, so the kernel is asked for a larger readahead.
+func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	file, err := f.root.OpenFile(rel(name), flag, perm)
+	if err != nil {
+		return nil, fix(err)
+	}
+	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		adviseSequential(file)
+	}
+	return file, nil
+}
+
+func (f *Fs) Mkdir(name string, perm os.FileMode) error {
+	return fix(f.root.Mkdir(rel(name), perm))
+}
+
+func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
+	return fix(f.root.MkdirAll(rel(name), perm))
+}
+
+func (f *Fs) Remove(name string) error { return fix(f.root.Remove(rel(name))) }
+
+// RemoveAll removes name and what it holds; never the directory itself.
+func (f *Fs) RemoveAll(name string) error {
+	if rel(name) == "." {
+		return &fs.PathError{Op: "removeall", Path: name, Err: fs.ErrPermission}
+	}
+	return fix(f.root.RemoveAll(rel(name)))
+}
+
+func (f *Fs) Rename(oldname, newname string) error {
+	return fix(f.root.Rename(rel(oldname), rel(newname)))
+}
+
+// Stat describes the named file, directory or link; it follows a link only
+// for an Fs from FollowLinks.
+func (f *Fs) Stat(name string) (os.FileInfo, error) {
+	if f.follow {
+		fi, err := f.root.Stat(rel(name))
+		return fi, fix(err)
+	}
+	fi, err := f.root.Lstat(rel(name))
+	return fi, fix(err)
+}
+
+func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	info, err := f.root.Lstat(rel(name))
+	return info, true, fix(err)
+}
+
+func (f *Fs) Chmod(name string, mode os.FileMode) error {
+	return fix(f.root.Chmod(rel(name), mode))
+}
+
+func (f *Fs) Chown(name string, uid, gid int) error {
+	return fix(f.root.Lchown(rel(name), uid, gid))
+}
+
+func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
+	return fix(f.root.Chtimes(rel(name), atime, mtime))
+}
+
+func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
+	return fix(f.root.Symlink(oldname, rel(newname)))
+}
+
+func (f *Fs) ReadlinkIfPossible(name string) (string, error) {
+	target, err := f.root.Readlink(rel(name))
+	return target, fix(err)
+}
