@@ -29,10 +29,10 @@ type appendEdit struct {
 // encoding depends on the blocks before (as a running checksum does).
 func (f *file) newAppendEdit() (*appendEdit, bool) {
 	bc, ok := f.fsys.codec.(core.BlockCodec)
-	if !ok || f.src.layout == nil || !bc.WriteLayout().Independent {
+	if !ok || f.src.Load().layout == nil || !bc.WriteLayout().Independent {
 		return nil, false
 	}
-	return &appendEdit{f: f, codec: bc, srcSize: f.src.layout.Size}, true
+	return &appendEdit{f: f, codec: bc, srcSize: f.src.Load().layout.Size}, true
 }
 
 // encodeBlocks returns the encoding of p by bc without the header the codec
@@ -66,7 +66,7 @@ func (a *appendEdit) readAt(p []byte, off int64) (int, error) {
 	n := 0
 	if off < a.srcSize {
 		want := min(int64(len(p)), a.srcSize-off)
-		m, err := a.f.src.ReadAt(p[:want], off)
+		m, err := a.f.src.Load().ReadAt(p[:want], off)
 		if int64(m) < want {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
@@ -85,7 +85,7 @@ func (a *appendEdit) readAt(p []byte, off int64) (int, error) {
 }
 
 func (a *appendEdit) plain() ([]byte, error) {
-	data, err := readAll(a.f.src)
+	data, err := readAll(a.f.src.Load())
 	return append(data, a.pending...), err
 }
 

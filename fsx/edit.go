@@ -269,7 +269,7 @@ func (f *file) stage() (*stageEdit, error) {
 	case *stageEdit:
 		return e, nil
 	case nil:
-		s, err := f.newStage(f.src, nil)
+		s, err := f.newStage(f.src.Load(), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +287,7 @@ func (f *file) stage() (*stageEdit, error) {
 		f.edit = s
 		return s, nil
 	case *appendEdit:
-		s, err := f.newStage(f.src, nil)
+		s, err := f.newStage(f.src.Load(), nil)
 		if err != nil {
 			return nil, err
 		}

@@ -23,12 +23,15 @@ type file struct {
 	flag   int
 
 	closed atomic.Bool
-	mu     sync.Mutex // guards the fields below, but not src's ReadAt
-	off    int64
-	info   os.FileInfo // the stored file's, as of the last load
-	base   afero.File  // the stored file, open for reading
-	src    *source     // the stored file's content
-	edit   edit        // nil while the content is src's
+	// src is the stored file's content. It is replaced under mu, and read
+	// without it by ReadAt on a file opened read-only.
+	src atomic.Pointer[source]
+
+	mu   sync.Mutex // guards the fields below
+	off  int64
+	info os.FileInfo // the stored file's, as of the last load
+	base afero.File  // the stored file, open for reading
+	edit edit        // nil while the content is src's
 }
 
 // An edit is a change to a file's content not yet stored.
@@ -58,7 +61,10 @@ func (f *file) load() error {
 	case err == nil && info.IsDir(): // a directory named like a stored file
 		err = errIsDir
 	case err == nil:
-		f.src, err = newSource(f.fsys.decoders, bf, info.Size())
+		var src *source
+		if src, err = newSource(f.fsys.decoders, bf, info.Size()); err == nil {
+			f.src.Store(src)
+		}
 	}
 	if err != nil {
 		bf.Close()
@@ -73,7 +79,7 @@ func (f *file) release() {
 		f.edit.discard()
 		f.edit = nil
 	}
-	f.src.close()
+	f.src.Load().close()
 	f.base.Close()
 }
 
@@ -97,7 +103,7 @@ func (f *file) size() (int64, error) {
 	if f.edit != nil {
 		return f.edit.size()
 	}
-	return f.src.Size()
+	return f.src.Load().Size()
 }
 
 // Close stores what was written and closes the file.
@@ -128,7 +134,7 @@ func (f *file) Sync() error {
 	if err := f.commit(); err != nil {
 		return pathError("sync", f.name, err)
 	}
-	f.src.close()
+	f.src.Load().close()
 	f.base.Close()
 	if err := f.load(); err != nil {
 		f.closed.Store(true)
@@ -227,10 +233,8 @@ func lockStored(fsys *Fs, path string) (unlock func()) {
 // file's size or modification time changed. A stored file replaced by a
 // rename is not followed: the file goes on reading the one it has open, as
 // an open os.File does. (internal/mount uses it so that a program reading a
-// file sees what is appended to it, as tail -f needs.)
-//
-// Refresh must not run at the same time as a ReadAt of a file opened
-// read-only, whose reads take no lock.
+// file sees what is appended to it, as tail -f needs.) Reads running
+// meanwhile finish with the content they started on.
 func (f *file) Refresh() (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -249,7 +253,8 @@ func (f *file) Refresh() (bool, error) {
 	if err != nil {
 		return changed, pathError("refresh", f.name, err)
 	}
-	f.src, f.info = src, info
+	f.src.Swap(src).close()
+	f.info = info
 	return changed, nil
 }
 

@@ -1,8 +1,11 @@
 package fsx_test
 
 import (
+	"bytes"
 	"io"
 	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
 // TestCloseMidRead opens files of every codec, reads a little of each and
@@ -49,4 +53,91 @@ func TestCloseMidRead(t *testing.T) {
 func openFiles() int {
 	fds, _ := os.ReadDir("/proc/self/fd")
 	return len(fds)
+}
+
+// liveDecoders is a codec whose decoders count how many of them are open,
+// and that is no block codec, so that fsx decodes its files from the start
+// with a decoder it keeps between reads.
+type liveDecoders struct {
+	core.Codec
+	live *atomic.Int64
+}
+
+func (c liveDecoders) NewDecodeReader(r io.Reader) io.ReadCloser {
+	c.live.Add(1)
+	return &countedReader{ReadCloser: c.Codec.NewDecodeReader(r), live: c.live}
+}
+
+type countedReader struct {
+	io.ReadCloser
+	live   *atomic.Int64
+	closed bool
+}
+
+func (r *countedReader) Close() error {
+	if !r.closed {
+		r.closed = true
+		r.live.Add(-1)
+	}
+	return r.ReadCloser.Close()
+}
+
+// TestRefreshWhileReading refreshes a file opened read-only while other
+// goroutines read it, sequentially and at offsets: reads see whole content,
+// the race detector sees no race, and the decoders of the content Refresh
+// replaced are closed, by Refresh or by the read that was using one.
+func TestRefreshWhileReading(t *testing.T) {
+	var live atomic.Int64
+	c := liveDecoders{Codec: base16384.NewCodec(), live: &live}
+	fsys := newFs(t, afero.NewMemMapFs(), c)
+	content := randomBytes(5000, 7)
+	mustWrite(t, fsys, "f", content)
+	f, err := fsys.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refresher := f.(interface{ Refresh() (bool, error) })
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			p := make([]byte, 100)
+			for i := range 200 {
+				off := int64((i*131 + g*17) % (len(content) - len(p)))
+				var n int
+				var err error
+				if g == 0 {
+					n, err = f.Read(p) // the file's offset: a decoder kept
+					if err == io.EOF {
+						f.Seek(0, io.SeekStart)
+						continue
+					}
+				} else {
+					n, err = f.ReadAt(p, off)
+				}
+				if err != nil {
+					t.Errorf("read: %v", err)
+					return
+				}
+				if g != 0 && !bytes.Equal(p[:n], content[off:off+int64(n)]) {
+					t.Errorf("ReadAt(%d) does not read the content", off)
+					return
+				}
+			}
+		})
+	}
+	for range 200 {
+		if _, err := refresher.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if _, err := f.Read(make([]byte, 10)); err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := live.Load(); n != 0 {
+		t.Errorf("%d decoders left open after Close", n)
+	}
 }

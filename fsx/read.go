@@ -16,7 +16,7 @@ func (f *file) Read(p []byte) (int, error) {
 	var n int
 	var err error
 	if f.edit == nil {
-		n, err = f.src.Read(p, f.off)
+		n, err = f.src.Load().Read(p, f.off)
 	} else {
 		n, err = f.readAt(p, f.off)
 	}
@@ -31,7 +31,7 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 		return 0, err
 	}
 	if f.flag&accessMode == os.O_RDONLY {
-		n, err := f.src.ReadAt(p, off)
+		n, err := f.src.Load().ReadAt(p, off)
 		return n, readError(f.name, err)
 	}
 	f.mu.Lock()
@@ -49,7 +49,7 @@ func readError(name string, err error) error {
 
 func (f *file) readAt(p []byte, off int64) (int, error) {
 	if f.edit == nil {
-		return f.src.ReadAt(p, off)
+		return f.src.Load().ReadAt(p, off)
 	}
 	if off < 0 {
 		return 0, errNegativeOffset

@@ -23,10 +23,11 @@ type source struct {
 	layout *core.Layout // nil unless codec is a core.BlockCodec
 	blocks bool         // whether decoding may start at any block
 
-	mu   sync.Mutex     // guards the fields below
-	size int64          // the decoded size, -1 until known
-	cur  *shiftedErrors // a decoder positioned at plain offset pos, or nil
-	pos  int64
+	mu     sync.Mutex     // guards the fields below
+	closed bool           // after close: a read keeps no decoder
+	size   int64          // the decoded size, -1 until known
+	cur    *shiftedErrors // a decoder positioned at plain offset pos, or nil
+	pos    int64
 }
 
 // lockedReaderAt serializes the ReadAt calls on a base file: not every
@@ -67,10 +68,17 @@ func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
 	return s, nil
 }
 
-// close releases the decoder the source holds.
+// close releases the decoder the source holds. A read running meanwhile,
+// or after, releases the one it uses when it returns.
 func (s *source) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
+	s.releaseLocked()
+}
+
+// releaseLocked releases the decoder the source holds. s.mu is held.
+func (s *source) releaseLocked() {
 	if s.cur != nil {
 		s.dec.put(s.cur)
 		s.cur = nil
@@ -162,6 +170,7 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	if !s.blocks {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		defer s.releaseIfClosed()
 		n := 0
 		for n < len(p) {
 			m, err := s.readLocked(p[n:], off+int64(n))
@@ -225,7 +234,16 @@ func (s *source) blocksEnd(plainEnd int64) int64 {
 func (s *source) Read(p []byte, off int64) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.releaseIfClosed()
 	return s.readLocked(p, off)
+}
+
+// releaseIfClosed releases the decoder a read on a closed source took.
+// s.mu is held.
+func (s *source) releaseIfClosed() {
+	if s.closed {
+		s.releaseLocked()
+	}
 }
 
 func (s *source) readLocked(p []byte, off int64) (int, error) {

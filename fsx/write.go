@@ -76,7 +76,7 @@ func (f *file) writeAt(p []byte, off int64) error {
 // append for os.O_APPEND on a non-empty block codec file that allows it, a
 // stream when writing at the end, a stage on disk otherwise.
 func (f *file) startEdit(off int64) error {
-	size, err := f.src.Size()
+	size, err := f.src.Load().Size()
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (f *file) startEdit(off int64) error {
 		}
 		fallthrough
 	case off == size:
-		s, err := f.newStream(f.src)
+		s, err := f.newStream(f.src.Load())
 		if err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func (f *file) buffer() (*bufferEdit, error) {
 	}
 	var data []byte
 	if f.edit == nil {
-		data, err = readAll(f.src)
+		data, err = readAll(f.src.Load())
 	} else {
 		data, err = f.edit.plain()
 	}

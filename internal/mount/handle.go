@@ -43,6 +43,7 @@ type handle struct {
 	loaded int64     // the size f had when opened
 	mtime  time.Time // the modification time f had when opened
 	gen    uint64    // n.gen when f was opened
+	seen   uint64    // n.gen when f last caught up with stores in place
 }
 
 var (
@@ -82,6 +83,7 @@ func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadRes
 	// Not while the mount stores a write into this file in place.
 	h.n.commit.RLock()
 	defer h.n.commit.RUnlock()
+	h.catchUp()
 	m, err := h.f.ReadAt(dest, off)
 	for try := 0; !h.writable && (m < len(dest) || err != nil) && try < 4; try++ {
 		failed := err != nil && !errors.Is(err, io.EOF)
@@ -102,6 +104,29 @@ func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadRes
 		return nil, h.n.m.errno(err)
 	}
 	return fuse.ReadResultData(dest[:m]), 0
+}
+
+// catchUp brings the handle up to date with what the mount stored into its
+// file since it last looked, when that may have been stored in place. Such a
+// store moves the file's end, and the block layout loaded before it would
+// read the blocks there wrongly: a new last block, shorter than a whole one,
+// read as a whole one gives a byte nobody wrote. h.mu and h.n.commit (for
+// reading) are held, so no store is running.
+func (h *handle) catchUp() {
+	h.n.mu.Lock()
+	gen := h.n.gen
+	h.n.mu.Unlock()
+	if gen == h.seen {
+		return
+	}
+	h.seen = gen
+	if r, ok := h.f.(refresher); ok {
+		if changed, err := r.Refresh(); err == nil && changed {
+			if info, err := h.f.Stat(); err == nil {
+				h.noteLoaded(info)
+			}
+		}
+	}
 }
 
 // A refresher is an open file that can catch up with changes made in place
@@ -141,6 +166,7 @@ func (h *handle) refresh(failed bool) bool {
 	h.n.mu.Lock()
 	gen, rewrite := h.n.gen, h.n.rewrite
 	h.n.mu.Unlock()
+	h.seen = gen
 	switch {
 	case hasKey && h.hasKey && key != h.key:
 		nkey, nok := h.n.currentKey()

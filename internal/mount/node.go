@@ -631,7 +631,7 @@ func (n *node) newHandle(f afero.File, flags int, write bool) *handle {
 		n.handles = make(map[*handle]struct{})
 	}
 	n.handles[h] = struct{}{}
-	h.gen = n.gen
+	h.gen, h.seen = n.gen, n.gen
 	n.mu.Unlock()
 	return h
 }
