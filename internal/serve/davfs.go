@@ -36,7 +36,7 @@ func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.File
 		return nil, errReadOnly
 	}
 	if b, ok := ctx.Value(putKey{}).(*putBody); ok && flag&os.O_TRUNC != 0 {
-		return d.openStaging(clean(name), b, perm)
+		return d.openUpload(clean(name), b, perm)
 	}
 	f, err := d.fs.OpenFile(clean(name), flag, perm)
 	if err != nil {
@@ -116,9 +116,6 @@ func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
 	names, err := f.File.Readdirnames(n)
 	fis := make([]os.FileInfo, 0, len(names))
 	for _, name := range names {
-		if isStaging(name) {
-			continue
-		}
 		fi, err := f.fs.Stat(path.Join(f.name, name))
 		if err != nil {
 			continue

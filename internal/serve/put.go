@@ -2,30 +2,22 @@ package serve
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
-	"path"
-	"strings"
 	"syscall"
 
 	"golang.org/x/net/webdav"
 )
 
-// An upload (PUT) goes to a staging file next to its target, which
-// replaces the target only when the whole body has arrived: a client that
-// goes away mid-upload leaves the previous content, not part of the new.
-// (webdav closes the file it wrote to whatever happened, and fsx commits
-// what was written on Close.)
-
-// stagingPrefix starts the names of staging files. They are hidden from
-// listings and no request can name them.
-const stagingPrefix = ".b14fs-put-"
-
-// isStaging reports whether the base name is a staging file's.
-func isStaging(base string) bool { return strings.HasPrefix(base, stagingPrefix) }
+// An upload (PUT) replaces its target only when the whole body has arrived:
+// a client that goes away mid-upload leaves the previous content, not part
+// of the new. fsx writes a file opened with os.O_TRUNC into a temporary file
+// (named as every temporary file of the project, so that one a crash leaves
+// is removed by the next write into its directory) that replaces the stored
+// file on Close, and drops it on Discard. webdav closes the file it wrote to
+// whatever happened, so Close of an upload discards when the body failed.
 
 // putBody is the body of a PUT, recording the first error reading it.
 type putBody struct {
@@ -49,45 +41,55 @@ func withPutBody(ctx context.Context, b *putBody) context.Context {
 	return context.WithValue(ctx, putKey{}, b)
 }
 
-// openStaging opens a staging file for the upload to name.
-func (d davFS) openStaging(name string, body *putBody, perm os.FileMode) (webdav.File, error) {
+// A discarder is an open file that can be closed without storing what was
+// written to it (fsx's files can).
+type discarder interface {
+	Discard() error
+}
+
+// errNoDiscard is the error of an upload to a file system whose files cannot
+// drop what was written to them, which could not keep an upload whole.
+var errNoDiscard = errors.New("serve: uploads need a file system whose files can discard writes (fsx)")
+
+// openUpload opens name for the upload of body.
+func (d davFS) openUpload(name string, body *putBody, perm os.FileMode) (webdav.File, error) {
 	if fi, err := d.fs.Stat(name); err == nil && fi.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	}
-	var r [8]byte
-	rand.Read(r[:])
-	staging := path.Join(path.Dir(name), stagingPrefix+hex.EncodeToString(r[:])+path.Ext(name))
-	f, err := d.fs.OpenFile(staging, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	created := true
+	f, err := d.fs.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_TRUNC, perm)
+	if errors.Is(err, fs.ErrExist) {
+		created = false
+		f, err = d.fs.OpenFile(name, os.O_RDWR|os.O_TRUNC, perm)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &putFile{davFile: davFile{File: f, fs: d.fs, name: staging, props: d.props}, d: d, target: name, body: body}, nil
+	if _, ok := f.(discarder); !ok {
+		f.Close()
+		if created {
+			d.fs.Remove(name)
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errNoDiscard}
+	}
+	return &putFile{davFile: davFile{File: f, fs: d.fs, name: name, props: d.props}, created: created, body: body}, nil
 }
 
-// putFile is a staging file; Close puts it in place of the target, or
-// removes it when the body did not arrive whole.
+// putFile is the file an upload writes: Close stores it when the whole body
+// arrived, and otherwise drops it, and the file it created if it did.
 type putFile struct {
 	davFile
-	d      davFS
-	target string
-	body   *putBody
+	created bool
+	body    *putBody
 }
 
 func (f *putFile) Close() error {
-	err := f.davFile.File.Close()
-	if err == nil && f.body.err != nil {
-		err = f.body.err
+	if f.body.err == nil {
+		return f.davFile.File.Close()
 	}
-	if err != nil {
-		f.d.fs.Remove(f.name)
-		return err
+	f.davFile.File.(discarder).Discard()
+	if f.created {
+		f.fs.Remove(f.name) // the empty file that held the name
 	}
-	if fi, err := f.d.fs.Stat(f.target); err == nil && fi.Mode().IsRegular() {
-		f.d.fs.Chmod(f.name, fi.Mode().Perm()) // keep the target's permissions
-	}
-	if err := f.d.fs.Rename(f.name, f.target); err != nil {
-		f.d.fs.Remove(f.name)
-		return err
-	}
-	return nil
+	return f.body.err
 }

@@ -179,7 +179,7 @@ func checkPath(u *url.URL) error {
 		return errBadPath
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." || seg == "." || isStaging(seg) {
+		if seg == ".." || seg == "." {
 			return errBadPath
 		}
 	}
