@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -73,10 +75,13 @@ type sourceError struct{ err error }
 
 func (e sourceError) Error() string { return e.err.Error() }
 
-// stream is one Stream call on a plugin, watched for stalls.
+// stream is one Stream call on a plugin, watched for stalls. Its data flows
+// over conn, if the plugin offers a data connection, or else in frames on
+// the call.
 type stream struct {
 	codec      *remoteCodec
 	st         pb.Codec_StreamClient
+	conn       *net.UnixConn // the data connection, or nil
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	dog        *watchdog
@@ -84,7 +89,8 @@ type stream struct {
 	closedSend atomic.Bool  // the host has told the plugin the input is complete
 }
 
-// open starts a stream call on the plugin.
+// open starts a stream call on the plugin, with a data connection if it
+// offers one.
 func (c *remoteCodec) open(decode bool) (*stream, error) {
 	cc, err := c.proc.codec()
 	if err != nil {
@@ -94,9 +100,20 @@ func (c *remoteCodec) open(decode bool) (*stream, error) {
 	s := &stream{codec: c, ctx: ctx, cancel: cancel}
 	limit := c.proc.host.timeout
 	s.dog = newWatchdog(limit, 0, func() { cancel(timeoutError{limit}) })
+	start := &pb.Start{Decode: decode, Options: wireOptions(c.opts)}
+	if addr := c.proc.dataAddr; addr != "" {
+		var tok dataToken
+		if s.conn, tok, err = dialData(ctx, addr); err != nil {
+			err = s.dataError(err)
+			s.end(errEnded)
+			return nil, err
+		}
+		start.DataToken = tok[:]
+		context.AfterFunc(ctx, func() { s.conn.Close() }) // the end of the call ends the connection
+	}
 	st, err := cc.Stream(ctx)
 	if err == nil {
-		err = st.Send(&pb.Frame{Kind: &pb.Frame_Start{Start: &pb.Start{Decode: decode, Options: wireOptions(c.opts)}}})
+		err = st.Send(&pb.Frame{Kind: &pb.Frame_Start{Start: start}})
 	}
 	if err != nil {
 		err = s.callError(err)
@@ -129,11 +146,26 @@ func (s *stream) callError(err error) error {
 	return s.codec.proc.wrap(err)
 }
 
+// dataError is callError for an error of the data connection: when the
+// plugin's process has ended, the error says how.
+func (s *stream) dataError(err error) error {
+	if context.Cause(s.ctx) == nil {
+		if exit := s.codec.proc.exit(exitWait); exit != nil {
+			err = exit
+		}
+	}
+	return s.callError(&pluginError{s.codec.proc.path, err})
+}
+
 // frame interprets a frame from the plugin: its data, or the error that
-// ends the stream.
+// ends the stream. Data comes in frames only on a stream without a data
+// connection.
 func (s *stream) frame(f *pb.Frame) ([]byte, error) {
 	switch k := f.GetKind().(type) {
 	case *pb.Frame_Data:
+		if s.conn != nil {
+			return nil, &pluginError{s.codec.proc.path, errors.New("sent a data frame on a stream with a data connection")}
+		}
 		if len(k.Data) > 0 {
 			s.dog.progress()
 		}
@@ -153,19 +185,69 @@ func (s *stream) eof() error {
 	return io.EOF
 }
 
-// send sends a data frame.
+// next returns the next piece of the plugin's output, read into buf over a
+// data connection, or the data of the next frame; at the end of the output
+// it returns io.EOF, or the error that ended the stream. A piece may be
+// empty.
+func (s *stream) next(buf []byte) ([]byte, error) {
+	if s.conn == nil {
+		return s.recv()
+	}
+	n, err := s.conn.Read(buf)
+	if n > 0 {
+		s.dog.progress()
+		return buf[:n], nil
+	}
+	if err == nil {
+		return nil, nil
+	}
+	// The output is over: the call tells why (with a data connection, any
+	// frame ends the stream).
+	_, err = s.recv()
+	return nil, err
+}
+
+// recv receives a frame and returns its data, or the end of the call.
+func (s *stream) recv() ([]byte, error) {
+	f, err := s.st.Recv()
+	switch {
+	case err == io.EOF:
+		return nil, s.eof()
+	case err != nil:
+		return nil, s.callError(err)
+	}
+	return s.frame(f)
+}
+
+// send sends input to the plugin: a frame, or over the data connection in
+// pieces of frameSize, each a sign of progress.
 func (s *stream) send(data []byte) error {
 	s.sent.Add(int64(len(data)))
-	if err := s.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: data}}); err != nil {
-		return err
+	if s.conn == nil {
+		if err := s.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: data}}); err != nil {
+			return err
+		}
+		s.dog.progress()
+		return nil
 	}
-	s.dog.progress()
+	for len(data) > 0 {
+		n, err := s.conn.Write(data[:min(len(data), frameSize)])
+		if err != nil {
+			return err
+		}
+		s.dog.progress()
+		data = data[n:]
+	}
 	return nil
 }
 
 // closeSend tells the plugin the input is complete.
 func (s *stream) closeSend() {
 	s.closedSend.Store(true)
+	if s.conn != nil {
+		s.conn.CloseWrite()
+		return
+	}
 	s.st.CloseSend()
 }
 
@@ -205,7 +287,7 @@ func (h *pullHandle) Close() error {
 // pullStream reads a plugin's output while a goroutine feeds it input.
 type pullStream struct {
 	*stream
-	pending []byte
+	pending []byte // output received in a frame and not yet read
 	err     error
 }
 
@@ -216,7 +298,7 @@ func (p *pullStream) feed(r io.Reader) {
 		n, err := r.Read(buf)
 		p.dog.leave()
 		if n > 0 && p.send(buf[:n]) != nil {
-			return // the call ended; Recv tells why
+			return // the call ended; Read tells why
 		}
 		if err == io.EOF {
 			p.closeSend()
@@ -232,8 +314,11 @@ func (p *pullStream) feed(r io.Reader) {
 func (p *pullStream) Read(b []byte) (int, error) {
 	if len(p.pending) == 0 && p.err == nil {
 		p.dog.leave() // the caller waits on the plugin
-		p.receive()
+		n := p.receive(b)
 		p.dog.enter()
+		if n > 0 {
+			return n, nil
+		}
 	}
 	if len(p.pending) == 0 {
 		return 0, p.err
@@ -243,22 +328,22 @@ func (p *pullStream) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// receive receives frames until one has data or the stream ends.
-func (p *pullStream) receive() {
+// receive waits for output or the end of the stream: it reads output over a
+// data connection straight into b, returning how much, and frames into
+// p.pending.
+func (p *pullStream) receive(b []byte) int {
 	for len(p.pending) == 0 && p.err == nil {
-		f, err := p.st.Recv()
+		data, err := p.next(b)
 		switch {
-		case err == io.EOF:
-			p.fail(p.eof())
 		case err != nil:
-			p.fail(p.callError(err))
+			p.fail(err)
+		case p.conn != nil:
+			return len(data)
 		default:
-			p.pending, err = p.frame(f)
-			if err != nil {
-				p.fail(err)
-			}
+			p.pending = data
 		}
 	}
+	return 0
 }
 
 // fail ends the stream with err, which Read returns from then on.
@@ -290,7 +375,11 @@ func (c *remoteCodec) push(w io.Writer, decode bool) io.WriteCloser {
 	}
 	p := &pushStream{stream: s, done: make(chan struct{})}
 	p.dog.enter() // the caller, until it calls Write or Close
-	p.frames.send = p.sendFrame
+	if p.conn != nil {
+		p.input = bufio.NewWriterSize(writerFunc(p.sendInput), frameSize)
+	} else {
+		p.input = &frameWriter{send: p.sendInput}
+	}
 	go p.drain(w)
 	h := &pushHandle{p}
 	runtime.AddCleanup(h, (*pushStream).abandon, p)
@@ -323,7 +412,7 @@ func (h *pushHandle) Close() error {
 type pushStream struct {
 	*stream
 	done   chan struct{} // closed when drain returns, after setting err
-	frames frameWriter   // gathers writes into frames
+	input  flushWriter   // gathers small writes
 	once   sync.Once
 	closed bool // Close was called: Write fails with core.ErrClosed
 	err    error
@@ -331,17 +420,12 @@ type pushStream struct {
 
 func (p *pushStream) drain(w io.Writer) {
 	defer close(p.done)
+	var buf []byte
+	if p.conn != nil {
+		buf = make([]byte, frameSize)
+	}
 	for {
-		f, err := p.st.Recv()
-		var data []byte
-		switch {
-		case err == io.EOF:
-			err = p.eof()
-		case err != nil:
-			err = p.callError(err)
-		default:
-			data, err = p.frame(f)
-		}
+		data, err := p.next(buf)
 		if err == nil && len(data) > 0 {
 			p.dog.enter()
 			_, err = w.Write(data)
@@ -357,8 +441,8 @@ func (p *pushStream) drain(w io.Writer) {
 	}
 }
 
-// Write queues b for the plugin, sending it in frames of frameSize bytes:
-// small writes are gathered, and the last partial frame goes out on Close.
+// Write queues b for the plugin, sending it in pieces of frameSize bytes:
+// small writes are gathered, and the last partial piece goes out on Close.
 func (p *pushStream) Write(b []byte) (int, error) {
 	if p.closed {
 		return 0, core.ErrClosed
@@ -370,12 +454,29 @@ func (p *pushStream) Write(b []byte) (int, error) {
 	}
 	p.dog.leave() // the caller waits on the plugin
 	defer p.dog.enter()
-	return p.frames.Write(b)
+	return p.input.Write(b)
 }
 
-// sendFrame sends one frame; once the call has ended, it returns its outcome.
-func (p *pushStream) sendFrame(f *pb.Frame) error {
-	if err := p.send(f.GetData()); err != nil {
+// flushWriter is a writer that gathers writes until Flush.
+type flushWriter interface {
+	io.Writer
+	Flush() error
+}
+
+// writerFunc is a writer that writes all of each piece with a function.
+type writerFunc func([]byte) error
+
+func (f writerFunc) Write(b []byte) (int, error) {
+	if err := f(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// sendInput sends a piece of input; once the call has ended, it returns its
+// outcome.
+func (p *pushStream) sendInput(b []byte) error {
+	if err := p.send(b); err != nil {
 		<-p.done
 		return p.result()
 	}
@@ -400,7 +501,7 @@ func (p *pushStream) Close() error {
 			return
 		}
 		p.dog.leave() // the caller waits on the plugin from now on
-		if p.frames.flush() == nil {
+		if p.input.Flush() == nil {
 			p.closeSend()
 		}
 	})

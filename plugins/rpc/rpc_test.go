@@ -124,6 +124,47 @@ func TestContract(t *testing.T) {
 	}
 }
 
+// TestContractFrames runs the conformance suite with the data in frames on
+// the gRPC calls, as for a plugin that offers no data connection.
+func TestContractFrames(t *testing.T) {
+	reg := discover(t, rpc.WithFramesOnly())
+	for _, name := range []string{"hex", "xor"} {
+		t.Run(name, func(t *testing.T) { codectest.TestCodec(t, lookup(t, reg, name), inputs...) })
+	}
+}
+
+// TestDataPath checks that the streams of a plugin built on rpc.Serve take
+// its data connection, a socket in the plugin's private directory, unless
+// the host sends frames only.
+func TestDataPath(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts []rpc.HostOption
+		want bool
+	}{{"offered", nil, true}, {"frames only", []rpc.HostOption{rpc.WithFramesOnly()}, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			xor := lookup(t, discover(t, c.opts...), "xor")
+			if _, err := pull(xor, "x"); err != nil {
+				t.Fatal(err)
+			}
+			addr := rpc.DataAddress(xor)
+			if got := addr != ""; got != c.want {
+				t.Fatalf("data socket %q, want one: %v", addr, c.want)
+			}
+			if !c.want {
+				return
+			}
+			fi, err := os.Stat(addr)
+			if err != nil || fi.Mode().Type() != os.ModeSocket {
+				t.Errorf("data socket %s: %v, %v", addr, fi, err)
+			}
+			if dir, err := os.Stat(filepath.Dir(addr)); err != nil || dir.Mode().Perm() != 0o700 {
+				t.Errorf("the data socket's directory: %v, %v, want mode 0700", dir, err)
+			}
+		})
+	}
+}
+
 func TestOptions(t *testing.T) {
 	xor := lookup(t, discover(t), "xor")
 	cc := xor.(core.Configurable)
