@@ -26,6 +26,18 @@ import (
 // the connection and names it in the stream's Start frame.
 type dataToken [16]byte
 
+// dataBuffer is the size of the socket buffers asked for on a data
+// connection (the system may grant less): with room for several pieces of
+// frameSize in flight, each side runs ahead of the other by that much
+// before it waits, and wakes the other less often.
+const dataBuffer = 1 << 20
+
+// tune sizes the socket buffers of a data connection.
+func tune(c *net.UnixConn) {
+	c.SetWriteBuffer(dataBuffer)
+	c.SetReadBuffer(dataBuffer)
+}
+
 // dataWait bounds how long a plugin holds a data connection that no stream
 // names, and how long a stream waits for its data connection.
 const dataWait = 10 * time.Second
@@ -55,6 +67,7 @@ func dialData(ctx context.Context, addr string) (*net.UnixConn, dataToken, error
 		return nil, tok, err
 	}
 	conn := c.(*net.UnixConn)
+	tune(conn)
 	if _, err := conn.Write(tok[:]); err != nil {
 		conn.Close()
 		return nil, tok, err
@@ -118,6 +131,7 @@ func (d *dataServer) accept() {
 // admit reads the token a connection begins with and hands the connection
 // to the stream that names it, closing it if none does within dataWait.
 func (d *dataServer) admit(c *net.UnixConn) {
+	tune(c)
 	var tok dataToken
 	c.SetReadDeadline(time.Now().Add(dataWait))
 	if _, err := io.ReadFull(c, tok[:]); err != nil {

@@ -284,10 +284,19 @@ func (h *pullHandle) Close() error {
 	return err
 }
 
+// WriteTo writes the stream's output to w as it comes, sparing io.Copy's
+// buffer and a copy into it.
+func (h *pullHandle) WriteTo(w io.Writer) (int64, error) {
+	n, err := h.p.writeTo(w)
+	runtime.KeepAlive(h)
+	return n, err
+}
+
 // pullStream reads a plugin's output while a goroutine feeds it input.
 type pullStream struct {
 	*stream
-	pending []byte // output received in a frame and not yet read
+	pending []byte // output received and not yet read
+	buf     []byte // what a data connection is read into for small reads
 	err     error
 }
 
@@ -328,16 +337,47 @@ func (p *pullStream) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+func (p *pullStream) writeTo(w io.Writer) (int64, error) {
+	var n int64
+	for {
+		if len(p.pending) == 0 && p.err == nil {
+			p.dog.leave() // the caller waits on the plugin
+			p.receive(nil)
+			p.dog.enter()
+		}
+		if len(p.pending) == 0 {
+			if p.err == io.EOF {
+				return n, nil
+			}
+			return n, p.err
+		}
+		m, err := w.Write(p.pending)
+		n += int64(m)
+		p.pending = p.pending[m:]
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
 // receive waits for output or the end of the stream: it reads output over a
-// data connection straight into b, returning how much, and frames into
-// p.pending.
+// data connection straight into b, returning how much, if b is large, and
+// else into p.pending, as it does frames.
 func (p *pullStream) receive(b []byte) int {
+	direct := p.conn != nil && len(b) >= minDirectRead
+	if p.conn != nil && !direct && p.buf == nil {
+		p.buf = make([]byte, frameSize)
+	}
 	for len(p.pending) == 0 && p.err == nil {
-		data, err := p.next(b)
+		buf := p.buf
+		if direct {
+			buf = b
+		}
+		data, err := p.next(buf)
 		switch {
 		case err != nil:
 			p.fail(err)
-		case p.conn != nil:
+		case direct:
 			return len(data)
 		default:
 			p.pending = data
@@ -345,6 +385,11 @@ func (p *pullStream) receive(b []byte) int {
 	}
 	return 0
 }
+
+// minDirectRead is the smallest read that a pull stream's data connection
+// reads straight into; smaller ones (such as io.Copy's) go through a buffer
+// of frameSize, to spare system calls.
+const minDirectRead = 64 << 10
 
 // fail ends the stream with err, which Read returns from then on.
 func (p *pullStream) fail(err error) {

@@ -165,6 +165,48 @@ func TestDataPath(t *testing.T) {
 	}
 }
 
+// TestWriteTo checks the pull streams' io.WriterTo, which io.Copy takes:
+// the same output and errors as Read, on either path.
+func TestWriteTo(t *testing.T) {
+	big := strings.Repeat("0123456789", 100000)
+	for _, c := range []struct {
+		name string
+		opts []rpc.HostOption
+	}{{"data connection", nil}, {"frames", []rpc.HostOption{rpc.WithFramesOnly()}}} {
+		t.Run(c.name, func(t *testing.T) {
+			hex := lookup(t, discover(t, c.opts...), "hex")
+			r := hex.NewEncodeReader(strings.NewReader(big))
+			if _, ok := r.(io.WriterTo); !ok {
+				t.Fatalf("%T is no io.WriterTo", r)
+			}
+			var out bytes.Buffer
+			if n, err := io.Copy(&out, r); err != nil || n != int64(2*len(big)) || out.String() != fmt.Sprintf("%x", big) {
+				t.Errorf("io.Copy of the encoding: %d bytes, %v; want %d, the encoding", n, err, 2*len(big))
+			}
+			r.Close()
+			if _, err := io.Copy(io.Discard, r); !errors.Is(err, core.ErrClosed) {
+				t.Errorf("io.Copy after Close: %v, want ErrClosed", err)
+			}
+			_, err := io.Copy(io.Discard, hex.NewDecodeReader(strings.NewReader(fmt.Sprintf("%x", big)+"0z")))
+			var de *core.DataError
+			if !errors.As(err, &de) || de.Offset != int64(2*len(big))+1 {
+				t.Errorf("io.Copy of bad hex: %v, want a DataError at %d", err, 2*len(big)+1)
+			}
+			broken := errors.New("disk on fire")
+			if _, err := io.Copy(io.Discard, hex.NewEncodeReader(io.MultiReader(strings.NewReader(big), errReader{broken}))); !errors.Is(err, broken) {
+				t.Errorf("io.Copy from a broken source: %v, want %v", err, broken)
+			}
+			if _, err := io.Copy(errWriter{broken}, hex.NewEncodeReader(strings.NewReader(big))); !errors.Is(err, broken) {
+				t.Errorf("io.Copy into a broken writer: %v, want %v", err, broken)
+			}
+		})
+	}
+}
+
+type errWriter struct{ err error }
+
+func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
+
 func TestOptions(t *testing.T) {
 	xor := lookup(t, discover(t), "xor")
 	cc := xor.(core.Configurable)
