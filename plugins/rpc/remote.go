@@ -219,24 +219,23 @@ func (s *stream) recv() ([]byte, error) {
 	return s.frame(f)
 }
 
-// send sends input to the plugin: a frame, or over the data connection in
-// pieces of frameSize, each a sign of progress.
+// send sends input to the plugin, in frames or over the data connection,
+// in pieces of at most frameSize bytes, each a sign of progress.
 func (s *stream) send(data []byte) error {
 	s.sent.Add(int64(len(data)))
-	if s.conn == nil {
-		if err := s.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: data}}); err != nil {
-			return err
-		}
-		s.dog.progress()
-		return nil
-	}
 	for len(data) > 0 {
-		n, err := s.conn.Write(data[:min(len(data), frameSize)])
+		piece := data[:min(len(data), frameSize)]
+		var err error
+		if s.conn != nil {
+			_, err = s.conn.Write(piece)
+		} else {
+			err = s.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: piece}})
+		}
 		if err != nil {
 			return err
 		}
 		s.dog.progress()
-		data = data[n:]
+		data = data[len(piece):]
 	}
 	return nil
 }
@@ -301,6 +300,10 @@ type pullStream struct {
 }
 
 func (p *pullStream) feed(r io.Reader) {
+	if m, ok := r.(inMemory); ok {
+		p.feedFrom(m)
+		return
+	}
 	buf := make([]byte, frameSize)
 	for {
 		p.dog.enter()
@@ -317,6 +320,35 @@ func (p *pullStream) feed(r io.Reader) {
 			p.cancel(sourceError{err})
 			return
 		}
+	}
+}
+
+// inMemory is a source that holds its bytes in memory, such as a
+// *bytes.Reader, *strings.Reader or *bytes.Buffer: its WriteTo hands them
+// over without a copy.
+type inMemory interface {
+	io.WriterTo
+	Len() int
+}
+
+// feedFrom feeds the bytes of m to the plugin straight from m's memory.
+func (p *pullStream) feedFrom(m inMemory) {
+	var sendErr error
+	p.dog.enter()
+	_, err := m.WriteTo(writerFunc(func(b []byte) error {
+		p.dog.leave()
+		defer p.dog.enter()
+		sendErr = p.send(b)
+		return sendErr
+	}))
+	p.dog.leave()
+	switch {
+	case sendErr != nil:
+		// The call ended; Read tells why.
+	case err != nil:
+		p.cancel(sourceError{err})
+	default:
+		p.closeSend()
 	}
 }
 
