@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -37,6 +38,14 @@ func tune(c *net.UnixConn) {
 	c.SetWriteBuffer(dataBuffer)
 	c.SetReadBuffer(dataBuffer)
 }
+
+// pieces holds buffers of frameSize bytes for the data connections, which
+// each stream would otherwise allocate (and clear) anew.
+var pieces = sync.Pool{New: func() any { return new([frameSize]byte) }}
+
+// writers holds the buffered writers of frameSize bytes that write into
+// data connections.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, frameSize) }}
 
 // dataWait bounds how long a plugin holds a data connection that no stream
 // names, and how long a stream waits for its data connection.

@@ -294,8 +294,8 @@ func (h *pullHandle) WriteTo(w io.Writer) (int64, error) {
 // pullStream reads a plugin's output while a goroutine feeds it input.
 type pullStream struct {
 	*stream
-	pending []byte // output received and not yet read
-	buf     []byte // what a data connection is read into for small reads
+	pending []byte           // output received and not yet read
+	buf     *[frameSize]byte // what a data connection is read into for small reads, from pieces
 	err     error
 }
 
@@ -398,10 +398,13 @@ func (p *pullStream) writeTo(w io.Writer) (int64, error) {
 func (p *pullStream) receive(b []byte) int {
 	direct := p.conn != nil && len(b) >= minDirectRead
 	if p.conn != nil && !direct && p.buf == nil {
-		p.buf = make([]byte, frameSize)
+		p.buf = pieces.Get().(*[frameSize]byte)
 	}
 	for len(p.pending) == 0 && p.err == nil {
-		buf := p.buf
+		var buf []byte
+		if p.buf != nil {
+			buf = p.buf[:]
+		}
 		if direct {
 			buf = b
 		}
@@ -429,6 +432,10 @@ func (p *pullStream) fail(err error) {
 	if p.stream != nil {
 		p.end(errEnded)
 	}
+	if p.buf != nil && len(p.pending) == 0 {
+		pieces.Put(p.buf)
+		p.buf = nil
+	}
 }
 
 // Close ends the call; Read fails with core.ErrClosed from then on. The
@@ -453,7 +460,9 @@ func (c *remoteCodec) push(w io.Writer, decode bool) io.WriteCloser {
 	p := &pushStream{stream: s, done: make(chan struct{})}
 	p.dog.enter() // the caller, until it calls Write or Close
 	if p.conn != nil {
-		p.input = bufio.NewWriterSize(writerFunc(p.sendInput), frameSize)
+		input := writers.Get().(*bufio.Writer)
+		input.Reset(writerFunc(p.sendInput))
+		p.input = input
 	} else {
 		p.input = &frameWriter{send: p.sendInput}
 	}
@@ -499,7 +508,9 @@ func (p *pushStream) drain(w io.Writer) {
 	defer close(p.done)
 	var buf []byte
 	if p.conn != nil {
-		buf = make([]byte, frameSize)
+		piece := pieces.Get().(*[frameSize]byte)
+		defer pieces.Put(piece)
+		buf = piece[:]
 	}
 	for {
 		data, err := p.next(buf)
@@ -585,6 +596,11 @@ func (p *pushStream) Close() error {
 	<-p.done
 	if p.stream != nil {
 		p.end(errClosed)
+	}
+	if w, ok := p.input.(*bufio.Writer); ok {
+		w.Reset(nil)
+		writers.Put(w)
+		p.input = nil
 	}
 	return p.err
 }

@@ -262,6 +262,32 @@ func TestSourceError(t *testing.T) {
 	}
 }
 
+// TestSourceErrorInMemory checks a source that pull streams feed from its
+// memory (by its WriteTo) and that fails part way.
+func TestSourceErrorInMemory(t *testing.T) {
+	hex := lookup(t, discover(t), "hex")
+	broken := errors.New("memory on fire")
+	_, err := io.ReadAll(hex.NewEncodeReader(&failingMemory{strings.NewReader(strings.Repeat("x", 1<<20)), broken}))
+	if !errors.Is(err, broken) {
+		t.Errorf("source error: got %v, want %v", err, broken)
+	}
+}
+
+// failingMemory is an in-memory source whose WriteTo fails after writing
+// its bytes.
+type failingMemory struct {
+	*strings.Reader
+	err error
+}
+
+func (m *failingMemory) WriteTo(w io.Writer) (int64, error) {
+	n, err := m.Reader.WriteTo(w)
+	if err == nil {
+		err = m.err
+	}
+	return n, err
+}
+
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }

@@ -125,10 +125,13 @@ func (s *server) streamData(st pb.Codec_StreamServer, start *pb.Start, tok dataT
 	if err != nil {
 		codecErr = err
 	} else {
-		out := bufio.NewWriterSize(conn, frameSize)
-		buf := make([]byte, frameSize)
+		out := writers.Get().(*bufio.Writer)
+		out.Reset(conn)
+		defer writers.Put(out)
+		buf := pieces.Get().(*[frameSize]byte)
+		defer pieces.Put(buf)
 		codecErr, err = pump(pushStreamOf(codec, start.GetDecode(), out), out, func() ([]byte, error) {
-			n, err := conn.Read(buf)
+			n, err := conn.Read(buf[:])
 			return buf[:n], err
 		})
 		if err != nil {
