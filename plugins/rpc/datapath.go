@@ -39,13 +39,16 @@ func tune(c *net.UnixConn) {
 	c.SetReadBuffer(dataBuffer)
 }
 
-// pieces holds buffers of frameSize bytes for the data connections, which
-// each stream would otherwise allocate (and clear) anew.
-var pieces = sync.Pool{New: func() any { return new([frameSize]byte) }}
+// pieceSize is the most a data connection is read or written in at once.
+const pieceSize = frameSize
 
-// writers holds the buffered writers of frameSize bytes that write into
+// pieces holds buffers of pieceSize bytes for the data connections, which
+// each stream would otherwise allocate (and clear) anew.
+var pieces = sync.Pool{New: func() any { return new([pieceSize]byte) }}
+
+// writers holds the buffered writers of pieceSize bytes that write into
 // data connections.
-var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, frameSize) }}
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, pieceSize) }}
 
 // dataWait bounds how long a plugin holds a data connection that no stream
 // names, and how long a stream waits for its data connection.

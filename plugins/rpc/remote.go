@@ -201,6 +201,9 @@ func (s *stream) next(buf []byte) ([]byte, error) {
 	if err == nil {
 		return nil, nil
 	}
+	if context.Cause(s.ctx) != nil {
+		return nil, s.callError(err) // the host ended the call
+	}
 	// The output is over: the call tells why (with a data connection, any
 	// frame ends the stream).
 	_, err = s.recv()
@@ -219,12 +222,17 @@ func (s *stream) recv() ([]byte, error) {
 	return s.frame(f)
 }
 
-// send sends input to the plugin, in frames or over the data connection,
-// in pieces of at most frameSize bytes, each a sign of progress.
+// send sends input to the plugin, in frames of at most frameSize bytes or
+// over the data connection in pieces of at most pieceSize, each a sign of
+// progress.
 func (s *stream) send(data []byte) error {
 	s.sent.Add(int64(len(data)))
+	limit := frameSize
+	if s.conn != nil {
+		limit = pieceSize
+	}
 	for len(data) > 0 {
-		piece := data[:min(len(data), frameSize)]
+		piece := data[:min(len(data), limit)]
 		var err error
 		if s.conn != nil {
 			_, err = s.conn.Write(piece)
@@ -295,7 +303,7 @@ func (h *pullHandle) WriteTo(w io.Writer) (int64, error) {
 type pullStream struct {
 	*stream
 	pending []byte           // output received and not yet read
-	buf     *[frameSize]byte // what a data connection is read into for small reads, from pieces
+	buf     *[pieceSize]byte // what a data connection is read into for small reads, from pieces
 	err     error
 }
 
@@ -398,7 +406,7 @@ func (p *pullStream) writeTo(w io.Writer) (int64, error) {
 func (p *pullStream) receive(b []byte) int {
 	direct := p.conn != nil && len(b) >= minDirectRead
 	if p.conn != nil && !direct && p.buf == nil {
-		p.buf = pieces.Get().(*[frameSize]byte)
+		p.buf = pieces.Get().(*[pieceSize]byte)
 	}
 	for len(p.pending) == 0 && p.err == nil {
 		var buf []byte
@@ -423,7 +431,7 @@ func (p *pullStream) receive(b []byte) int {
 
 // minDirectRead is the smallest read that a pull stream's data connection
 // reads straight into; smaller ones (such as io.Copy's) go through a buffer
-// of frameSize, to spare system calls.
+// of pieceSize, to spare system calls.
 const minDirectRead = 64 << 10
 
 // fail ends the stream with err, which Read returns from then on.
@@ -508,7 +516,7 @@ func (p *pushStream) drain(w io.Writer) {
 	defer close(p.done)
 	var buf []byte
 	if p.conn != nil {
-		piece := pieces.Get().(*[frameSize]byte)
+		piece := pieces.Get().(*[pieceSize]byte)
 		defer pieces.Put(piece)
 		buf = piece[:]
 	}

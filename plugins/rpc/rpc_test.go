@@ -293,20 +293,26 @@ type errReader struct{ err error }
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // TestCrash checks that a plugin that exits mid-stream gives an error
-// naming its path and its exit status, not the lost connection's.
+// naming its path and its exit status, not the lost connection's, also
+// while the host is still writing input.
 func TestCrash(t *testing.T) {
-	crash := lookup(t, discover(t), "crash")
+	crash := func() core.Codec { return lookup(t, discover(t), "crash") } // in a new plugin process
 	check := func(form string, err error) {
 		t.Helper()
 		if err == nil || !regexp.MustCompile(`^plugin /.*/b14fs-plugin-crash: exited: exit status 3$`).MatchString(err.Error()) {
 			t.Errorf("%s through a crashing plugin: %v, want its path and exit status", form, err)
 		}
 	}
-	_, err := io.ReadAll(crash.NewEncodeReader(strings.NewReader("boom")))
-	check("pull", err)
-	w := crash.NewEncodeWriter(io.Discard)
-	w.Write([]byte("boom"))
-	check("push", w.Close())
+	for _, input := range []string{"boom", strings.Repeat("boom", 4<<20)} {
+		_, err := io.ReadAll(crash().NewEncodeReader(strings.NewReader(input)))
+		check("pull", err)
+		w := crash().NewEncodeWriter(io.Discard)
+		_, err = w.Write([]byte(input))
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		check("push", err)
+	}
 }
 
 func TestWrongName(t *testing.T) {

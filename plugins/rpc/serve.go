@@ -128,7 +128,7 @@ func (s *server) streamData(st pb.Codec_StreamServer, start *pb.Start, tok dataT
 		out := writers.Get().(*bufio.Writer)
 		out.Reset(conn)
 		defer writers.Put(out)
-		buf := pieces.Get().(*[frameSize]byte)
+		buf := pieces.Get().(*[pieceSize]byte)
 		defer pieces.Put(buf)
 		codecErr, err = pump(pushStreamOf(codec, start.GetDecode(), out), out, func() ([]byte, error) {
 			n, err := conn.Read(buf[:])
