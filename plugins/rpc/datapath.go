@@ -104,7 +104,8 @@ func listenData(dir string) *dataServer {
 	if dir == "" || runtime.GOOS == "windows" {
 		return nil
 	}
-	var name [8]byte
+	// A short name: go-plugin's own socket there leaves room for 17 bytes.
+	var name [4]byte
 	rand.Read(name[:])
 	lis, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, "data-"+hex.EncodeToString(name[:])), Net: "unix"})
 	if err != nil {
