@@ -28,14 +28,7 @@ import (
 // are what crossing the process boundary costs.
 func BenchmarkStream(b *testing.B) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 8<<20/16)
-	for _, c := range []struct {
-		name  string
-		codec core.Codec
-	}{
-		{"inprocess", testcodec.Xor{Key: 0x5A}},
-		{"plugin", lookup(b, discover(b), "xor")},
-		{"frames", lookup(b, discover(b, rpc.WithFramesOnly()), "xor")},
-	} {
+	for _, c := range benchCodecs(b) {
 		b.Run(c.name+"/pull", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -74,20 +67,29 @@ func BenchmarkStream(b *testing.B) {
 	})
 }
 
-// BenchmarkFirstByte measures how long a stream of a started plugin takes
-// to return its first byte of output, for a 16-byte input: opening the
-// stream (the call and its data connection), the input's way in and the
-// output's way out. ns/op is that latency.
-func BenchmarkFirstByte(b *testing.B) {
-	input := "0123456789abcdef"
-	for _, c := range []struct {
+// benchCodecs returns the XOR codec in process, through a plugin and
+// through a plugin in frames only, by name.
+func benchCodecs(b *testing.B) []struct {
+	name  string
+	codec core.Codec
+} {
+	return []struct {
 		name  string
 		codec core.Codec
 	}{
 		{"inprocess", testcodec.Xor{Key: 0x5A}},
 		{"plugin", lookup(b, discover(b), "xor")},
 		{"frames", lookup(b, discover(b, rpc.WithFramesOnly()), "xor")},
-	} {
+	}
+}
+
+// BenchmarkFirstByte measures how long a stream of a started plugin takes
+// to return its first byte of output, for a 16-byte input: opening the
+// stream (the call and its data connection), the input's way in and the
+// output's way out. ns/op is that latency.
+func BenchmarkFirstByte(b *testing.B) {
+	input := "0123456789abcdef"
+	for _, c := range benchCodecs(b) {
 		if _, err := pull(c.codec, "start"); err != nil {
 			b.Fatal(err)
 		}
