@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -56,7 +58,8 @@ const dataWait = 10 * time.Second
 
 // dataAddress checks the data socket that a plugin announced: empty (it
 // offers none) or a socket in the directory it was given, like its gRPC
-// socket. The host never connects elsewhere.
+// socket, and not a link to one elsewhere. The host never connects
+// elsewhere.
 func (c *client) dataAddress(addr string) (string, error) {
 	if addr == "" || runtime.GOOS == "windows" {
 		return "", nil
@@ -64,6 +67,9 @@ func (c *client) dataAddress(addr string) (string, error) {
 	r := c.runner.Load()
 	if r == nil || r.socketDir == "" || filepath.Dir(filepath.Clean(addr)) != filepath.Clean(r.socketDir) {
 		return "", fmt.Errorf("announced data socket %s, not a socket in the directory it was given", cleanText(addr, 256))
+	}
+	if fi, err := os.Lstat(addr); err != nil || fi.Mode().Type() != fs.ModeSocket {
+		return "", fmt.Errorf("announced data socket %s, which is no socket", cleanText(addr, 256))
 	}
 	return addr, nil
 }
