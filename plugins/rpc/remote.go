@@ -377,6 +377,7 @@ func (p *pullStream) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// writeTo writes the output to w as Read would return it, until its end.
 func (p *pullStream) writeTo(w io.Writer) (int64, error) {
 	var n int64
 	for {
