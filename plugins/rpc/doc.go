@@ -10,12 +10,15 @@
 // The host side, Discover, finds plugins in a list of directories and
 // registers a codec for each in a core.Registry. A plugin process starts the
 // first time its codec is used, gets no standard input, logs to the host's
-// standard error, and is killed by Host.Close or when the host dies. Streams
-// cross the process boundary as gRPC streams with flow control; data errors
-// come back as *core.DataError values and option errors as
-// *core.OptionError values, so a remote codec behaves like a local one. A
-// plugin that crashes makes the stream fail with an error naming it; one
-// that stalls, with a timeout error (WithTimeout, $B14FS_PLUGIN_TIMEOUT).
+// standard error, and is killed by Host.Close or when the host dies. Each
+// stream is a gRPC call for its start and its outcome, and its bytes flow
+// over a Unix socket connection of their own beside it (in frames on the
+// call, with gRPC's flow control, to a plugin that offers no such
+// connection); data errors come back as *core.DataError values and option
+// errors as *core.OptionError values, so a remote codec behaves like a
+// local one. A plugin that crashes makes the stream fail with an error
+// naming it; one that stalls, with a timeout error (WithTimeout,
+// $B14FS_PLUGIN_TIMEOUT).
 //
 // The host trusts nothing a plugin says that it can check: errors name the
 // plugin's codec whatever the plugin claims, offsets stay within the data

@@ -45,10 +45,11 @@ const EnvTimeout = "B14FS_PLUGIN_TIMEOUT"
 // A Host starts and stops the plugin processes behind the codecs that
 // Discover registered. It is safe for concurrent use.
 type Host struct {
-	logger   hclog.Logger
-	pins     map[string][]byte
-	timeout  time.Duration // < 0 until set
-	warnings []error       // what Discover skipped
+	logger     hclog.Logger
+	pins       map[string][]byte
+	timeout    time.Duration // < 0 until set
+	warnings   []error       // what Discover skipped
+	framesOnly bool          // data flows in frames even to plugins that offer a data connection
 
 	mu      sync.Mutex
 	clients []*client
@@ -323,11 +324,12 @@ type process struct {
 	path string
 	name string
 
-	once   sync.Once
-	client pb.CodecClient
-	suffix string
-	err    error
-	run    atomic.Pointer[client] // the go-plugin client, once started
+	once     sync.Once
+	client   pb.CodecClient
+	suffix   string
+	dataAddr string // the plugin's data socket, if it offers one and the host takes it
+	err      error
+	run      atomic.Pointer[client] // the go-plugin client, once started
 }
 
 // codec returns the gRPC client of the running plugin, starting it first.
@@ -413,6 +415,12 @@ func (p *process) start() (pb.CodecClient, string, error) {
 	}
 	if !validSuffix(desc.GetSuffix()) {
 		return fail(fmt.Errorf("suggests the suffix %s, which cannot end a file name", cleanText(strconv.Quote(desc.GetSuffix()), 80)))
+	}
+	if p.dataAddr, err = c.dataAddress(desc.GetDataAddress()); err != nil {
+		return fail(err)
+	}
+	if h.framesOnly {
+		p.dataAddr = ""
 	}
 	return cc, desc.GetSuffix(), nil
 }

@@ -152,20 +152,27 @@ func TestForgedLog(t *testing.T) {
 	}
 }
 
+// TestStall checks that a plugin that stops reading its input fails the
+// stream in time: with a small input, or a large one that fills every
+// buffer on the way.
 func TestStall(t *testing.T) {
 	stall := lookup(t, discover(t, rpc.WithTimeout(300*time.Millisecond)), "stall")
 	for name, run := range map[string]func(core.Codec, string) ([]byte, error){"pull": pull, "push": push} {
-		t.Run(name, func(t *testing.T) {
-			var err error
-			start := time.Now()
-			within(t, 20*time.Second, "a stream through a stalled plugin", func() { _, err = run(stall, "abc") })
-			if !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "b14fs-plugin-stall: timed out") {
-				t.Errorf("stalled plugin: %v, want a timeout naming it", err)
-			}
-			if d := time.Since(start); d < 300*time.Millisecond {
-				t.Errorf("timed out after %v, before the limit", d)
-			}
-		})
+		for size, input := range map[string]string{"small": "abc", "large": strings.Repeat("x", 16<<20)} {
+			t.Run(name+"/"+size, func(t *testing.T) { testStall(t, stall, run, input) })
+		}
+	}
+}
+
+func testStall(t *testing.T, stall core.Codec, run func(core.Codec, string) ([]byte, error), input string) {
+	var err error
+	start := time.Now()
+	within(t, 20*time.Second, "a stream through a stalled plugin", func() { _, err = run(stall, input) })
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "b14fs-plugin-stall: timed out") {
+		t.Errorf("stalled plugin: %v, want a timeout naming it", err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("timed out after %v, before the limit", d)
 	}
 }
 

@@ -87,51 +87,66 @@ func TestProtocolViolations(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			codec := fakeCodec(t, 200*time.Millisecond, c.stream)
-			for _, run := range []func() error{
-				func() error {
-					_, err := io.ReadAll(codec.NewEncodeReader(strings.NewReader(strings.Repeat("x", 100000))))
-					return err
-				},
-				func() error {
-					w := codec.NewEncodeWriter(io.Discard)
-					w.Write([]byte(strings.Repeat("x", 100000)))
-					return w.Close()
-				},
-			} {
-				done := make(chan error, 1)
-				go func() { done <- run() }()
-				select {
-				case err := <-done:
-					if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "\x1b\x07\n") {
-						t.Errorf("got %v, want an error with %s", err, c.want)
-					}
-				case <-time.After(10 * time.Second):
-					t.Fatal("still running after 10s")
-				}
-			}
+			checkViolation(t, codec, 100000, c.want)
 		})
 	}
 }
 
-// TestEarlyEnd checks that a plugin may not end a stream, as if done,
-// before the host has sent all the input.
-func TestEarlyEnd(t *testing.T) {
-	codec := fakeCodec(t, 0, func(st pb.Codec_StreamServer) error {
-		st.Recv() // the start frame only
-		return nil
-	})
-	const want = "plugin /fake/b14fs-plugin-fake: ended the stream before the end of its input"
-	block := make(chan struct{})
-	defer close(block)
-	src := io.MultiReader(strings.NewReader("abc"), blockingReader(block))
-	if _, err := io.ReadAll(codec.NewEncodeReader(src)); err == nil || err.Error() != want {
-		t.Errorf("pull: %v, want %s", err, want)
+// checkViolation runs size bytes through codec's pull and push streams
+// and checks that each fails in time with an error that holds want and no
+// control character.
+func checkViolation(t *testing.T, codec core.Codec, size int, want string) {
+	t.Helper()
+	for _, run := range []func() error{
+		func() error {
+			_, err := io.ReadAll(codec.NewEncodeReader(strings.NewReader(strings.Repeat("x", size))))
+			return err
+		},
+		func() error {
+			w := codec.NewEncodeWriter(io.Discard)
+			w.Write([]byte(strings.Repeat("x", size)))
+			return w.Close()
+		},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- run() }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) || strings.ContainsAny(err.Error(), "\x1b\x07\n") {
+				t.Errorf("got %v, want an error with %s", err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("still running after 10s")
+		}
 	}
-	w := codec.NewEncodeWriter(io.Discard)
-	time.Sleep(200 * time.Millisecond) // the end reaches the host
-	w.Write([]byte("abc"))
-	if err := w.Close(); err == nil || err.Error() != want {
-		t.Errorf("push: %v, want %s", err, want)
+}
+
+// TestEarlyEnd checks that a plugin may not end a stream, as if done,
+// before the host has sent all the input: in frames, or with a data
+// connection, whose output it ends too.
+func TestEarlyEnd(t *testing.T) {
+	for name, codec := range map[string]core.Codec{
+		"frames": fakeCodec(t, 0, func(st pb.Codec_StreamServer) error {
+			st.Recv() // the start frame only
+			return nil
+		}),
+		"data connection": fakeDataCodec(t, 0, func(pb.Codec_StreamServer, *net.UnixConn) error { return nil }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			const want = "plugin /fake/b14fs-plugin-fake: ended the stream before the end of its input"
+			block := make(chan struct{})
+			defer close(block)
+			src := io.MultiReader(strings.NewReader("abc"), blockingReader(block))
+			if _, err := io.ReadAll(codec.NewEncodeReader(src)); err == nil || err.Error() != want {
+				t.Errorf("pull: %v, want %s", err, want)
+			}
+			w := codec.NewEncodeWriter(io.Discard)
+			time.Sleep(200 * time.Millisecond) // the end reaches the host
+			w.Write([]byte("abc"))
+			if err := w.Close(); err == nil || err.Error() != want {
+				t.Errorf("push: %v, want %s", err, want)
+			}
+		})
 	}
 }
 
@@ -160,4 +175,71 @@ type hangingConn struct{ grpc.ClientConnInterface }
 func (hangingConn) Invoke(ctx context.Context, _ string, _, _ any, _ ...grpc.CallOption) error {
 	<-ctx.Done()
 	return ctx.Err()
+}
+
+// fakeDataCodec is fakeCodec for streams with a data connection: stream
+// serves the call and the data connection it names.
+func fakeDataCodec(t *testing.T, limit time.Duration, stream func(pb.Codec_StreamServer, *net.UnixConn) error) core.Codec {
+	dir, err := os.MkdirTemp("", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	d := listenData(dir)
+	t.Cleanup(d.close)
+	codec := fakeCodec(t, limit, func(st pb.Codec_StreamServer) error {
+		f, err := st.Recv()
+		if err != nil {
+			return err
+		}
+		conn, err := d.take(st.Context(), dataToken(f.GetStart().GetDataToken()))
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		return stream(st, conn)
+	})
+	codec.(*remoteCodec).proc.dataAddr = d.address()
+	return codec
+}
+
+// TestDataProtocolViolations checks what the host makes of a plugin that
+// breaks the protocol of data connections.
+func TestDataProtocolViolations(t *testing.T) {
+	const size = 100000
+	for _, c := range []struct {
+		name   string
+		stream func(pb.Codec_StreamServer, *net.UnixConn) error
+		want   string
+	}{
+		{"data frame", func(st pb.Codec_StreamServer, conn *net.UnixConn) error {
+			io.Copy(io.Discard, conn)
+			conn.CloseWrite()
+			return st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: []byte("x")}})
+		}, "sent a data frame on a stream with a data connection"},
+		{"silent", func(st pb.Codec_StreamServer, conn *net.UnixConn) error {
+			io.Copy(io.Discard, conn)
+			<-st.Context().Done()
+			return nil
+		}, "timed out"},
+		{"error before the output's end", func(st pb.Codec_StreamServer, conn *net.UnixConn) error {
+			io.Copy(io.Discard, conn)
+			st.Send(&pb.Frame{Kind: &pb.Frame_Error{Error: &pb.Error{Kind: pb.Error_DATA, Offset: 1}}})
+			<-st.Context().Done()
+			return nil
+		}, "timed out"},
+		{"far offset", func(st pb.Codec_StreamServer, conn *net.UnixConn) error {
+			io.Copy(io.Discard, conn)
+			conn.CloseWrite()
+			return st.Send(&pb.Frame{Kind: &pb.Frame_Error{Error: &pb.Error{Kind: pb.Error_DATA, Offset: 1 << 40, Message: "bad"}}})
+		}, "byte offset 100000: bad (the plugin gave byte offset 1099511627776, outside the 100000 bytes it was sent)"},
+		{"gRPC error", func(st pb.Codec_StreamServer, conn *net.UnixConn) error {
+			return errors.New("\x1b]0;title\x07")
+		}, `\x1b]0;title\a`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			codec := fakeDataCodec(t, 200*time.Millisecond, c.stream)
+			checkViolation(t, codec, size, c.want)
+		})
+	}
 }

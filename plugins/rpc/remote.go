@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -73,10 +75,13 @@ type sourceError struct{ err error }
 
 func (e sourceError) Error() string { return e.err.Error() }
 
-// stream is one Stream call on a plugin, watched for stalls.
+// stream is one Stream call on a plugin, watched for stalls. Its data flows
+// over conn, if the plugin offers a data connection, or else in frames on
+// the call.
 type stream struct {
 	codec      *remoteCodec
 	st         pb.Codec_StreamClient
+	conn       *net.UnixConn // the data connection, or nil
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	dog        *watchdog
@@ -84,7 +89,8 @@ type stream struct {
 	closedSend atomic.Bool  // the host has told the plugin the input is complete
 }
 
-// open starts a stream call on the plugin.
+// open starts a stream call on the plugin, with a data connection if it
+// offers one.
 func (c *remoteCodec) open(decode bool) (*stream, error) {
 	cc, err := c.proc.codec()
 	if err != nil {
@@ -94,9 +100,20 @@ func (c *remoteCodec) open(decode bool) (*stream, error) {
 	s := &stream{codec: c, ctx: ctx, cancel: cancel}
 	limit := c.proc.host.timeout
 	s.dog = newWatchdog(limit, 0, func() { cancel(timeoutError{limit}) })
+	start := &pb.Start{Decode: decode, Options: wireOptions(c.opts)}
+	if addr := c.proc.dataAddr; addr != "" {
+		var tok dataToken
+		if s.conn, tok, err = dialData(ctx, addr); err != nil {
+			err = s.dataError(err)
+			s.end(errEnded)
+			return nil, err
+		}
+		start.DataToken = tok[:]
+		context.AfterFunc(ctx, func() { s.conn.Close() }) // the end of the call ends the connection
+	}
 	st, err := cc.Stream(ctx)
 	if err == nil {
-		err = st.Send(&pb.Frame{Kind: &pb.Frame_Start{Start: &pb.Start{Decode: decode, Options: wireOptions(c.opts)}}})
+		err = st.Send(&pb.Frame{Kind: &pb.Frame_Start{Start: start}})
 	}
 	if err != nil {
 		err = s.callError(err)
@@ -129,11 +146,26 @@ func (s *stream) callError(err error) error {
 	return s.codec.proc.wrap(err)
 }
 
+// dataError is callError for an error of the data connection: when the
+// plugin's process has ended, the error says how.
+func (s *stream) dataError(err error) error {
+	if context.Cause(s.ctx) == nil {
+		if exit := s.codec.proc.exit(exitWait); exit != nil {
+			err = exit
+		}
+	}
+	return s.callError(&pluginError{s.codec.proc.path, err})
+}
+
 // frame interprets a frame from the plugin: its data, or the error that
-// ends the stream.
+// ends the stream. Data comes in frames only on a stream without a data
+// connection.
 func (s *stream) frame(f *pb.Frame) ([]byte, error) {
 	switch k := f.GetKind().(type) {
 	case *pb.Frame_Data:
+		if s.conn != nil {
+			return nil, &pluginError{s.codec.proc.path, errors.New("sent a data frame on a stream with a data connection")}
+		}
 		if len(k.Data) > 0 {
 			s.dog.progress()
 		}
@@ -153,19 +185,76 @@ func (s *stream) eof() error {
 	return io.EOF
 }
 
-// send sends a data frame.
+// next returns the next piece of the plugin's output, read into buf over a
+// data connection, or the data of the next frame; at the end of the output
+// it returns io.EOF, or the error that ended the stream. A piece may be
+// empty.
+func (s *stream) next(buf []byte) ([]byte, error) {
+	if s.conn == nil {
+		return s.recv()
+	}
+	n, err := s.conn.Read(buf)
+	if n > 0 {
+		s.dog.progress()
+		return buf[:n], nil
+	}
+	if err == nil {
+		return nil, nil
+	}
+	if context.Cause(s.ctx) != nil {
+		return nil, s.callError(err) // the host ended the call
+	}
+	// The output is over: the call tells why (with a data connection, any
+	// frame ends the stream).
+	_, err = s.recv()
+	return nil, err
+}
+
+// recv receives a frame and returns its data, or the end of the call.
+func (s *stream) recv() ([]byte, error) {
+	f, err := s.st.Recv()
+	switch {
+	case err == io.EOF:
+		return nil, s.eof()
+	case err != nil:
+		return nil, s.callError(err)
+	}
+	return s.frame(f)
+}
+
+// send sends input to the plugin, in frames of at most frameSize bytes or
+// over the data connection in pieces of at most pieceSize, each a sign of
+// progress.
 func (s *stream) send(data []byte) error {
 	s.sent.Add(int64(len(data)))
-	if err := s.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: data}}); err != nil {
-		return err
+	limit := frameSize
+	if s.conn != nil {
+		limit = pieceSize
 	}
-	s.dog.progress()
+	for len(data) > 0 {
+		piece := data[:min(len(data), limit)]
+		var err error
+		if s.conn != nil {
+			_, err = s.conn.Write(piece)
+		} else {
+			err = s.st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: piece}})
+		}
+		if err != nil {
+			return err
+		}
+		s.dog.progress()
+		data = data[len(piece):]
+	}
 	return nil
 }
 
 // closeSend tells the plugin the input is complete.
 func (s *stream) closeSend() {
 	s.closedSend.Store(true)
+	if s.conn != nil {
+		s.conn.CloseWrite()
+		return
+	}
 	s.st.CloseSend()
 }
 
@@ -202,21 +291,34 @@ func (h *pullHandle) Close() error {
 	return err
 }
 
+// WriteTo writes the stream's output to w as it comes, sparing io.Copy's
+// buffer and a copy into it.
+func (h *pullHandle) WriteTo(w io.Writer) (int64, error) {
+	n, err := h.p.writeTo(w)
+	runtime.KeepAlive(h)
+	return n, err
+}
+
 // pullStream reads a plugin's output while a goroutine feeds it input.
 type pullStream struct {
 	*stream
-	pending []byte
+	pending []byte           // output received and not yet read
+	buf     *[pieceSize]byte // what a data connection is read into for small reads, from pieces
 	err     error
 }
 
 func (p *pullStream) feed(r io.Reader) {
+	if m, ok := r.(inMemory); ok {
+		p.feedFrom(m)
+		return
+	}
 	buf := make([]byte, frameSize)
 	for {
 		p.dog.enter()
 		n, err := r.Read(buf)
 		p.dog.leave()
 		if n > 0 && p.send(buf[:n]) != nil {
-			return // the call ended; Recv tells why
+			return // the call ended; Read tells why
 		}
 		if err == io.EOF {
 			p.closeSend()
@@ -229,11 +331,43 @@ func (p *pullStream) feed(r io.Reader) {
 	}
 }
 
+// inMemory is a source that holds its bytes in memory, such as a
+// *bytes.Reader, *strings.Reader or *bytes.Buffer: its WriteTo hands them
+// over without a copy.
+type inMemory interface {
+	io.WriterTo
+	Len() int
+}
+
+// feedFrom feeds the bytes of m to the plugin straight from m's memory.
+func (p *pullStream) feedFrom(m inMemory) {
+	var sendErr error
+	p.dog.enter()
+	_, err := m.WriteTo(writerFunc(func(b []byte) error {
+		p.dog.leave()
+		defer p.dog.enter()
+		sendErr = p.send(b)
+		return sendErr
+	}))
+	p.dog.leave()
+	switch {
+	case sendErr != nil:
+		// The call ended; Read tells why.
+	case err != nil:
+		p.cancel(sourceError{err})
+	default:
+		p.closeSend()
+	}
+}
+
 func (p *pullStream) Read(b []byte) (int, error) {
 	if len(p.pending) == 0 && p.err == nil {
 		p.dog.leave() // the caller waits on the plugin
-		p.receive()
+		n := p.receive(b)
 		p.dog.enter()
+		if n > 0 {
+			return n, nil
+		}
 	}
 	if len(p.pending) == 0 {
 		return 0, p.err
@@ -243,29 +377,73 @@ func (p *pullStream) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// receive receives frames until one has data or the stream ends.
-func (p *pullStream) receive() {
-	for len(p.pending) == 0 && p.err == nil {
-		f, err := p.st.Recv()
-		switch {
-		case err == io.EOF:
-			p.fail(p.eof())
-		case err != nil:
-			p.fail(p.callError(err))
-		default:
-			p.pending, err = p.frame(f)
-			if err != nil {
-				p.fail(err)
+// writeTo writes the output to w as Read would return it, until its end.
+func (p *pullStream) writeTo(w io.Writer) (int64, error) {
+	var n int64
+	for {
+		if len(p.pending) == 0 && p.err == nil {
+			p.dog.leave() // the caller waits on the plugin
+			p.receive(nil)
+			p.dog.enter()
+		}
+		if len(p.pending) == 0 {
+			if p.err == io.EOF {
+				return n, nil
 			}
+			return n, p.err
+		}
+		m, err := w.Write(p.pending)
+		n += int64(m)
+		p.pending = p.pending[m:]
+		if err != nil {
+			return n, err
 		}
 	}
 }
+
+// receive waits for output or the end of the stream: it reads output over a
+// data connection straight into b, returning how much, if b is large, and
+// else into p.pending, as it does frames.
+func (p *pullStream) receive(b []byte) int {
+	direct := p.conn != nil && len(b) >= minDirectRead
+	if p.conn != nil && !direct && p.buf == nil {
+		p.buf = pieces.Get().(*[pieceSize]byte)
+	}
+	for len(p.pending) == 0 && p.err == nil {
+		var buf []byte
+		if p.buf != nil {
+			buf = p.buf[:]
+		}
+		if direct {
+			buf = b
+		}
+		data, err := p.next(buf)
+		switch {
+		case err != nil:
+			p.fail(err)
+		case direct:
+			return len(data)
+		default:
+			p.pending = data
+		}
+	}
+	return 0
+}
+
+// minDirectRead is the smallest read that a pull stream's data connection
+// reads straight into; smaller ones (such as io.Copy's) go through a buffer
+// of pieceSize, to spare system calls.
+const minDirectRead = 64 << 10
 
 // fail ends the stream with err, which Read returns from then on.
 func (p *pullStream) fail(err error) {
 	p.err = err
 	if p.stream != nil {
 		p.end(errEnded)
+	}
+	if p.buf != nil && len(p.pending) == 0 {
+		pieces.Put(p.buf)
+		p.buf = nil
 	}
 }
 
@@ -290,7 +468,13 @@ func (c *remoteCodec) push(w io.Writer, decode bool) io.WriteCloser {
 	}
 	p := &pushStream{stream: s, done: make(chan struct{})}
 	p.dog.enter() // the caller, until it calls Write or Close
-	p.frames.send = p.sendFrame
+	if p.conn != nil {
+		input := writers.Get().(*bufio.Writer)
+		input.Reset(writerFunc(p.sendInput))
+		p.input = input
+	} else {
+		p.input = &frameWriter{send: p.sendInput}
+	}
 	go p.drain(w)
 	h := &pushHandle{p}
 	runtime.AddCleanup(h, (*pushStream).abandon, p)
@@ -323,7 +507,7 @@ func (h *pushHandle) Close() error {
 type pushStream struct {
 	*stream
 	done   chan struct{} // closed when drain returns, after setting err
-	frames frameWriter   // gathers writes into frames
+	input  flushWriter   // gathers small writes
 	once   sync.Once
 	closed bool // Close was called: Write fails with core.ErrClosed
 	err    error
@@ -331,17 +515,14 @@ type pushStream struct {
 
 func (p *pushStream) drain(w io.Writer) {
 	defer close(p.done)
+	var buf []byte
+	if p.conn != nil {
+		piece := pieces.Get().(*[pieceSize]byte)
+		defer pieces.Put(piece)
+		buf = piece[:]
+	}
 	for {
-		f, err := p.st.Recv()
-		var data []byte
-		switch {
-		case err == io.EOF:
-			err = p.eof()
-		case err != nil:
-			err = p.callError(err)
-		default:
-			data, err = p.frame(f)
-		}
+		data, err := p.next(buf)
 		if err == nil && len(data) > 0 {
 			p.dog.enter()
 			_, err = w.Write(data)
@@ -357,8 +538,8 @@ func (p *pushStream) drain(w io.Writer) {
 	}
 }
 
-// Write queues b for the plugin, sending it in frames of frameSize bytes:
-// small writes are gathered, and the last partial frame goes out on Close.
+// Write queues b for the plugin, sending it in pieces of frameSize bytes:
+// small writes are gathered, and the last partial piece goes out on Close.
 func (p *pushStream) Write(b []byte) (int, error) {
 	if p.closed {
 		return 0, core.ErrClosed
@@ -370,12 +551,29 @@ func (p *pushStream) Write(b []byte) (int, error) {
 	}
 	p.dog.leave() // the caller waits on the plugin
 	defer p.dog.enter()
-	return p.frames.Write(b)
+	return p.input.Write(b)
 }
 
-// sendFrame sends one frame; once the call has ended, it returns its outcome.
-func (p *pushStream) sendFrame(f *pb.Frame) error {
-	if err := p.send(f.GetData()); err != nil {
+// flushWriter is a writer that gathers writes until Flush.
+type flushWriter interface {
+	io.Writer
+	Flush() error
+}
+
+// writerFunc is a writer that writes all of each piece with a function.
+type writerFunc func([]byte) error
+
+func (f writerFunc) Write(b []byte) (int, error) {
+	if err := f(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// sendInput sends a piece of input; once the call has ended, it returns its
+// outcome.
+func (p *pushStream) sendInput(b []byte) error {
+	if err := p.send(b); err != nil {
 		<-p.done
 		return p.result()
 	}
@@ -400,13 +598,18 @@ func (p *pushStream) Close() error {
 			return
 		}
 		p.dog.leave() // the caller waits on the plugin from now on
-		if p.frames.flush() == nil {
+		if p.input.Flush() == nil {
 			p.closeSend()
 		}
 	})
 	<-p.done
 	if p.stream != nil {
 		p.end(errClosed)
+	}
+	if w, ok := p.input.(*bufio.Writer); ok {
+		w.Reset(nil)
+		writers.Put(w)
+		p.input = nil
 	}
 	return p.err
 }

@@ -124,6 +124,89 @@ func TestContract(t *testing.T) {
 	}
 }
 
+// TestContractFrames runs the conformance suite with the data in frames on
+// the gRPC calls, as for a plugin that offers no data connection.
+func TestContractFrames(t *testing.T) {
+	reg := discover(t, rpc.WithFramesOnly())
+	for _, name := range []string{"hex", "xor"} {
+		t.Run(name, func(t *testing.T) { codectest.TestCodec(t, lookup(t, reg, name), inputs...) })
+	}
+}
+
+// TestDataPath checks that the streams of a plugin built on rpc.Serve take
+// its data connection, a socket in the plugin's private directory, unless
+// the host sends frames only.
+func TestDataPath(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts []rpc.HostOption
+		want bool
+	}{{"offered", nil, true}, {"frames only", []rpc.HostOption{rpc.WithFramesOnly()}, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			xor := lookup(t, discover(t, c.opts...), "xor")
+			if _, err := pull(xor, "x"); err != nil {
+				t.Fatal(err)
+			}
+			addr := rpc.DataAddress(xor)
+			if got := addr != ""; got != c.want {
+				t.Fatalf("data socket %q, want one: %v", addr, c.want)
+			}
+			if !c.want {
+				return
+			}
+			fi, err := os.Stat(addr)
+			if err != nil || fi.Mode().Type() != os.ModeSocket {
+				t.Errorf("data socket %s: %v, %v", addr, fi, err)
+			}
+			if dir, err := os.Stat(filepath.Dir(addr)); err != nil || dir.Mode().Perm() != 0o700 {
+				t.Errorf("the data socket's directory: %v, %v, want mode 0700", dir, err)
+			}
+		})
+	}
+}
+
+// TestWriteTo checks the pull streams' io.WriterTo, which io.Copy takes:
+// the same output and errors as Read, on either path.
+func TestWriteTo(t *testing.T) {
+	big := strings.Repeat("0123456789", 100000)
+	for _, c := range []struct {
+		name string
+		opts []rpc.HostOption
+	}{{"data connection", nil}, {"frames", []rpc.HostOption{rpc.WithFramesOnly()}}} {
+		t.Run(c.name, func(t *testing.T) {
+			hex := lookup(t, discover(t, c.opts...), "hex")
+			r := hex.NewEncodeReader(strings.NewReader(big))
+			if _, ok := r.(io.WriterTo); !ok {
+				t.Fatalf("%T is no io.WriterTo", r)
+			}
+			var out bytes.Buffer
+			if n, err := io.Copy(&out, r); err != nil || n != int64(2*len(big)) || out.String() != fmt.Sprintf("%x", big) {
+				t.Errorf("io.Copy of the encoding: %d bytes, %v; want %d, the encoding", n, err, 2*len(big))
+			}
+			r.Close()
+			if _, err := io.Copy(io.Discard, r); !errors.Is(err, core.ErrClosed) {
+				t.Errorf("io.Copy after Close: %v, want ErrClosed", err)
+			}
+			_, err := io.Copy(io.Discard, hex.NewDecodeReader(strings.NewReader(fmt.Sprintf("%x", big)+"0z")))
+			var de *core.DataError
+			if !errors.As(err, &de) || de.Offset != int64(2*len(big))+1 {
+				t.Errorf("io.Copy of bad hex: %v, want a DataError at %d", err, 2*len(big)+1)
+			}
+			broken := errors.New("disk on fire")
+			if _, err := io.Copy(io.Discard, hex.NewEncodeReader(io.MultiReader(strings.NewReader(big), errReader{broken}))); !errors.Is(err, broken) {
+				t.Errorf("io.Copy from a broken source: %v, want %v", err, broken)
+			}
+			if _, err := io.Copy(errWriter{broken}, hex.NewEncodeReader(strings.NewReader(big))); !errors.Is(err, broken) {
+				t.Errorf("io.Copy into a broken writer: %v, want %v", err, broken)
+			}
+		})
+	}
+}
+
+type errWriter struct{ err error }
+
+func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
+
 func TestOptions(t *testing.T) {
 	xor := lookup(t, discover(t), "xor")
 	cc := xor.(core.Configurable)
@@ -179,25 +262,57 @@ func TestSourceError(t *testing.T) {
 	}
 }
 
+// TestSourceErrorInMemory checks a source that pull streams feed from its
+// memory (by its WriteTo) and that fails part way.
+func TestSourceErrorInMemory(t *testing.T) {
+	hex := lookup(t, discover(t), "hex")
+	broken := errors.New("memory on fire")
+	_, err := io.ReadAll(hex.NewEncodeReader(&failingMemory{strings.NewReader(strings.Repeat("x", 1<<20)), broken}))
+	if !errors.Is(err, broken) {
+		t.Errorf("source error: got %v, want %v", err, broken)
+	}
+}
+
+// failingMemory is an in-memory source whose WriteTo fails after writing
+// its bytes.
+type failingMemory struct {
+	*strings.Reader
+	err error
+}
+
+func (m *failingMemory) WriteTo(w io.Writer) (int64, error) {
+	n, err := m.Reader.WriteTo(w)
+	if err == nil {
+		err = m.err
+	}
+	return n, err
+}
+
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // TestCrash checks that a plugin that exits mid-stream gives an error
-// naming its path and its exit status, not the lost connection's.
+// naming its path and its exit status, not the lost connection's, also
+// while the host is still writing input.
 func TestCrash(t *testing.T) {
-	crash := lookup(t, discover(t), "crash")
+	crash := func() core.Codec { return lookup(t, discover(t), "crash") } // in a new plugin process
 	check := func(form string, err error) {
 		t.Helper()
 		if err == nil || !regexp.MustCompile(`^plugin /.*/b14fs-plugin-crash: exited: exit status 3$`).MatchString(err.Error()) {
 			t.Errorf("%s through a crashing plugin: %v, want its path and exit status", form, err)
 		}
 	}
-	_, err := io.ReadAll(crash.NewEncodeReader(strings.NewReader("boom")))
-	check("pull", err)
-	w := crash.NewEncodeWriter(io.Discard)
-	w.Write([]byte("boom"))
-	check("push", w.Close())
+	for _, input := range []string{"boom", strings.Repeat("boom", 4<<20)} {
+		_, err := io.ReadAll(crash().NewEncodeReader(strings.NewReader(input)))
+		check("pull", err)
+		w := crash().NewEncodeWriter(io.Discard)
+		_, err = w.Write([]byte(input))
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		check("push", err)
+	}
 }
 
 func TestWrongName(t *testing.T) {

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -18,9 +19,11 @@ import (
 // the plugin. It is the whole main of a plugin executable. Run by hand, not
 // by a host, it prints a message and exits with status 1.
 func Serve(codec core.Codec) {
+	data := listenData(os.Getenv(plugin.EnvUnixSocketDir))
+	defer data.close()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: handshake,
-		Plugins:         plugin.PluginSet{pluginName: &codecPlugin{codec: codec}},
+		Plugins:         plugin.PluginSet{pluginName: &codecPlugin{codec: codec, data: data}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 		Logger: hclog.New(&hclog.LoggerOptions{
 			Name:       codec.Name(),
@@ -35,11 +38,12 @@ func Serve(codec core.Codec) {
 // side, a gRPC client on the host side.
 type codecPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	codec core.Codec // on the plugin side
+	codec core.Codec  // on the plugin side
+	data  *dataServer // on the plugin side, if it offers a data path
 }
 
 func (p *codecPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterCodecServer(s, &server{codec: p.codec})
+	pb.RegisterCodecServer(s, &server{codec: p.codec, data: p.data})
 	return nil
 }
 
@@ -51,10 +55,11 @@ func (p *codecPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *
 type server struct {
 	pb.UnimplementedCodecServer
 	codec core.Codec
+	data  *dataServer
 }
 
 func (s *server) Describe(context.Context, *pb.DescribeRequest) (*pb.DescribeReply, error) {
-	reply := &pb.DescribeReply{Name: s.codec.Name()}
+	reply := &pb.DescribeReply{Name: s.codec.Name(), DataAddress: s.data.address()}
 	if sf, ok := s.codec.(core.Suffixer); ok {
 		reply.Suffix = sf.Suffix()
 	}
@@ -68,10 +73,10 @@ func (s *server) Check(_ context.Context, req *pb.CheckRequest) (*pb.CheckReply,
 	return &pb.CheckReply{}, nil
 }
 
-// Stream runs the codec's push stream over the call: frames in are written
-// to it, and what it writes goes out as frames. A failure of the codec is
-// sent as an error frame; the call itself fails only when the connection
-// does.
+// Stream runs the codec's push stream over the call: what comes in (in
+// frames, or over the stream's data connection) is written to it, and what
+// it writes goes out the same way. A failure of the codec is sent as an
+// error frame; the call itself fails only when a connection does.
 func (s *server) Stream(st pb.Codec_StreamServer) error {
 	first, err := st.Recv()
 	if err != nil {
@@ -84,40 +89,104 @@ func (s *server) Stream(st pb.Codec_StreamServer) error {
 	fail := func(err error) error {
 		return st.Send(&pb.Frame{Kind: &pb.Frame_Error{Error: toWire(err)}})
 	}
+	if tok := start.GetDataToken(); len(tok) > 0 {
+		if len(tok) != len(dataToken{}) {
+			return errors.New("the start frame names a data connection by a token of the wrong length")
+		}
+		return s.streamData(st, start, dataToken(tok), fail)
+	}
 	codec, err := core.Configure(s.codec, coreOptions(start.GetOptions()))
 	if err != nil {
 		return fail(err)
 	}
-	out := &frameWriter{send: st.Send}
-	w := codec.NewEncodeWriter(out)
-	if start.GetDecode() {
-		w = codec.NewDecodeWriter(out)
-	}
-	for {
+	out := &frameWriter{send: func(b []byte) error { return st.Send(&pb.Frame{Kind: &pb.Frame_Data{Data: b}}) }}
+	codecErr, err := pump(pushStreamOf(codec, start.GetDecode(), out), out, func() ([]byte, error) {
 		f, err := st.Recv()
+		return f.GetData(), err
+	})
+	if err == nil && codecErr != nil {
+		return fail(codecErr)
+	}
+	return err
+}
+
+// streamData runs a stream whose data flows over the data connection named
+// tok: the output ends, by a shutdown of the connection for writing, before
+// the call sends the outcome.
+func (s *server) streamData(st pb.Codec_StreamServer, start *pb.Start, tok dataToken, fail func(error) error) error {
+	conn, err := s.data.take(st.Context(), tok)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	defer context.AfterFunc(st.Context(), func() { conn.Close() })()
+	codec, err := core.Configure(s.codec, coreOptions(start.GetOptions()))
+	var codecErr error
+	if err != nil {
+		codecErr = err
+	} else {
+		out := writers.Get().(*bufio.Writer)
+		out.Reset(conn)
+		defer writers.Put(out)
+		buf := pieces.Get().(*[pieceSize]byte)
+		defer pieces.Put(buf)
+		codecErr, err = pump(pushStreamOf(codec, start.GetDecode(), out), out, func() ([]byte, error) {
+			n, err := conn.Read(buf[:])
+			return buf[:n], err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := conn.CloseWrite(); err != nil {
+		return err
+	}
+	if codecErr != nil {
+		return fail(codecErr)
+	}
+	return nil
+}
+
+// pushStreamOf returns codec's push stream into out.
+func pushStreamOf(codec core.Codec, decode bool, out io.Writer) io.WriteCloser {
+	if decode {
+		return codec.NewDecodeWriter(out)
+	}
+	return codec.NewEncodeWriter(out)
+}
+
+// pump writes the input that read returns, until io.EOF, to w, the codec's
+// push stream into out, flushing out after each piece, and closes w at the
+// end. It returns the codec's error (for the host) apart from the
+// connection's (which ends the call).
+func pump(w io.WriteCloser, out interface{ Flush() error }, read func() ([]byte, error)) (codecErr, connErr error) {
+	for {
+		data, err := read()
+		if len(data) > 0 {
+			if _, werr := w.Write(data); werr != nil {
+				return werr, nil
+			}
+			if ferr := out.Flush(); ferr != nil {
+				return nil, ferr
+			}
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return err
-		}
-		if _, err := w.Write(f.GetData()); err != nil {
-			return fail(err)
-		}
-		if err := out.flush(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := w.Close(); err != nil {
-		return fail(err)
+		return err, nil
 	}
-	return out.flush()
+	return nil, out.Flush()
 }
 
-// frameWriter gathers what is written to it into data frames of at most
-// frameSize bytes; flush sends a partial one.
+// frameWriter gathers what is written to it into pieces of at most
+// frameSize bytes for send; Flush sends a partial one.
 type frameWriter struct {
-	send func(*pb.Frame) error
+	send func([]byte) error
 	buf  []byte
 }
 
@@ -129,7 +198,7 @@ func (fw *frameWriter) Write(p []byte) (int, error) {
 		n += m
 		p = p[m:]
 		if len(fw.buf) == frameSize {
-			if err := fw.flush(); err != nil {
+			if err := fw.Flush(); err != nil {
 				return n, err
 			}
 		}
@@ -137,11 +206,12 @@ func (fw *frameWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (fw *frameWriter) flush() error {
+// Flush sends what is gathered.
+func (fw *frameWriter) Flush() error {
 	if len(fw.buf) == 0 {
 		return nil
 	}
-	err := fw.send(&pb.Frame{Kind: &pb.Frame_Data{Data: fw.buf}})
+	err := fw.send(fw.buf)
 	fw.buf = fw.buf[:0]
 	return err
 }

@@ -164,9 +164,15 @@ func (*DescribeRequest) Descriptor() ([]byte, []int) {
 }
 
 type DescribeReply struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Suffix        string                 `protobuf:"bytes,2,opt,name=suffix,proto3" json:"suffix,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Suffix string                 `protobuf:"bytes,2,opt,name=suffix,proto3" json:"suffix,omitempty"`
+	// The Unix socket where the plugin accepts data connections, in the
+	// directory the host gave it ($PLUGIN_UNIX_SOCKET_DIR); empty if it offers
+	// none, and then data flows in frames. A client opens a data connection by
+	// connecting and writing a token of 16 random bytes, which its Start frame
+	// then names.
+	DataAddress   string `protobuf:"bytes,3,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -211,6 +217,13 @@ func (x *DescribeReply) GetName() string {
 func (x *DescribeReply) GetSuffix() string {
 	if x != nil {
 		return x.Suffix
+	}
+	return ""
+}
+
+func (x *DescribeReply) GetDataAddress() string {
+	if x != nil {
+		return x.DataAddress
 	}
 	return ""
 }
@@ -307,6 +320,7 @@ type Start struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Decode        bool                   `protobuf:"varint,1,opt,name=decode,proto3" json:"decode,omitempty"` // decode, or encode
 	Options       []*Option              `protobuf:"bytes,2,rep,name=options,proto3" json:"options,omitempty"`
+	DataToken     []byte                 `protobuf:"bytes,3,opt,name=data_token,json=dataToken,proto3" json:"data_token,omitempty"` // the data connection of the stream; empty for frames
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -351,6 +365,13 @@ func (x *Start) GetDecode() bool {
 func (x *Start) GetOptions() []*Option {
 	if x != nil {
 		return x.Options
+	}
+	return nil
+}
+
+func (x *Start) GetDataToken() []byte {
+	if x != nil {
+		return x.DataToken
 	}
 	return nil
 }
@@ -546,18 +567,21 @@ const file_codec_proto_rawDesc = "" +
 	"\x06Option\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\"\x11\n" +
-	"\x0fDescribeRequest\";\n" +
+	"\x0fDescribeRequest\"^\n" +
 	"\rDescribeReply\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
-	"\x06suffix\x18\x02 \x01(\tR\x06suffix\">\n" +
+	"\x06suffix\x18\x02 \x01(\tR\x06suffix\x12!\n" +
+	"\fdata_address\x18\x03 \x01(\tR\vdataAddress\">\n" +
 	"\fCheckRequest\x12.\n" +
 	"\aoptions\x18\x01 \x03(\v2\x14.b14fs.rpc.v1.OptionR\aoptions\"7\n" +
 	"\n" +
 	"CheckReply\x12)\n" +
-	"\x05error\x18\x01 \x01(\v2\x13.b14fs.rpc.v1.ErrorR\x05error\"O\n" +
+	"\x05error\x18\x01 \x01(\v2\x13.b14fs.rpc.v1.ErrorR\x05error\"n\n" +
 	"\x05Start\x12\x16\n" +
 	"\x06decode\x18\x01 \x01(\bR\x06decode\x12.\n" +
-	"\aoptions\x18\x02 \x03(\v2\x14.b14fs.rpc.v1.OptionR\aoptions\"\x7f\n" +
+	"\aoptions\x18\x02 \x03(\v2\x14.b14fs.rpc.v1.OptionR\aoptions\x12\x1d\n" +
+	"\n" +
+	"data_token\x18\x03 \x01(\fR\tdataToken\"\x7f\n" +
 	"\x05Frame\x12+\n" +
 	"\x05start\x18\x01 \x01(\v2\x13.b14fs.rpc.v1.StartH\x00R\x05start\x12\x14\n" +
 	"\x04data\x18\x02 \x01(\fH\x00R\x04data\x12+\n" +

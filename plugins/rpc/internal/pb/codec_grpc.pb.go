@@ -39,6 +39,13 @@ type CodecClient interface {
 	// Stream runs one encoder or decoder. The client sends a Start frame, then
 	// data frames, then closes its side; the server sends data frames and, when
 	// the stream fails, one error frame, and then ends the call.
+	//
+	// When the Start frame names a data connection (data_token), the data
+	// flows over that connection instead, both ways, and no data frame is
+	// sent: the client ends its input by shutting down its side of the
+	// connection for writing; the server writes all its output, shuts down its
+	// side for writing, and only then sends the error frame, if any, and ends
+	// the call.
 	Stream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Frame, Frame], error)
 }
 
@@ -96,6 +103,13 @@ type CodecServer interface {
 	// Stream runs one encoder or decoder. The client sends a Start frame, then
 	// data frames, then closes its side; the server sends data frames and, when
 	// the stream fails, one error frame, and then ends the call.
+	//
+	// When the Start frame names a data connection (data_token), the data
+	// flows over that connection instead, both ways, and no data frame is
+	// sent: the client ends its input by shutting down its side of the
+	// connection for writing; the server writes all its output, shuts down its
+	// side for writing, and only then sends the error frame, if any, and ends
+	// the call.
 	Stream(grpc.BidiStreamingServer[Frame, Frame]) error
 	mustEmbedUnimplementedCodecServer()
 }
