@@ -30,7 +30,7 @@ import "github.com/hashicorp/go-plugin"
 // handshake keeps b14fs from running programs that are not its plugins, and
 // plugins from serving hosts of another protocol version.
 var handshake = plugin.HandshakeConfig{
-	ProtocolVersion:  1,
+	ProtocolVersion:  ProtocolVersion,
 	MagicCookieKey:   "B14FS_PLUGIN",
 	MagicCookieValue: "b14fs-codec-plugin-v1",
 }

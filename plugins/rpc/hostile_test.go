@@ -267,6 +267,7 @@ func TestSlowHostIsNoStall(t *testing.T) {
 func TestGrandchildren(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	t.Setenv("B14FS_TEST_PIDFILE", pidFile)
+	t.Setenv(rpc.EnvPass, "B14FS_TEST_PIDFILE") // a plugin gets only the variables it is given
 	var reg core.Registry
 	host, err := rpc.Discover(&reg, pluginDir, rpc.WithLogger(hclog.NewNullLogger()))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -96,9 +97,13 @@ func pinExecutable(path string, want []byte, dir string) (*pinned, error) {
 	return p, nil
 }
 
+// ErrPinMismatch is matched by the error of a pinned plugin whose
+// executable does not have the SHA-256 sum of its pin.
+var ErrPinMismatch = errors.New("checksum mismatch")
+
 func checkSum(h hash.Hash, want []byte) error {
 	if got := h.Sum(nil); !bytes.Equal(got, want) {
-		return fmt.Errorf("checksum mismatch: the file's SHA-256 is %x, the pin says %x", got, want)
+		return fmt.Errorf("%w: the file's SHA-256 is %x, the pin says %x", ErrPinMismatch, got, want)
 	}
 	return nil
 }

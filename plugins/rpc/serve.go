@@ -26,7 +26,7 @@ func Serve(codec core.Codec) {
 			Name:       codec.Name(),
 			Output:     os.Stderr,
 			JSONFormat: true,
-			Level:      hclog.Info,
+			Level:      serveLogLevel(),
 		}),
 	})
 }

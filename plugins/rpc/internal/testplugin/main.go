@@ -19,13 +19,19 @@
 //   - spawner: starts "sleep 1000", which holds its standard error, and
 //     writes the child's process id to $B14FS_TEST_PIDFILE;
 //   - badsuffix: suggests the suffix "/../../x";
-//   - badaddr: announces a TCP address instead of its socket.
+//   - badaddr: announces a TCP address instead of its socket;
+//   - v2: announces protocol version 2, which no host speaks;
+//   - env: a stream's output is the plugin's environment, a line a variable;
+//   - talker: hex that logs, on each stream, a line through the log
+//     package, one on os.Stdout, one on os.Stderr and one in hclog's JSON
+//     form at debug level.
 package main
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +80,14 @@ func main() {
 		fmt.Println("1|1|tcp|127.0.0.1:9|grpc")
 		time.Sleep(time.Minute)
 		return
+	case "v2":
+		fmt.Println("1|2|unix|" + filepath.Join(os.Getenv("PLUGIN_UNIX_SOCKET_DIR"), "plugin") + "|grpc")
+		time.Sleep(time.Minute)
+		return
+	case "env":
+		c = env{renamed{testcodec.Hex{}, name}}
+	case "talker":
+		c = talker{renamed{testcodec.Hex{}, name}}
 	}
 	rpc.Serve(c)
 }
@@ -141,6 +155,30 @@ func (freezer) Write([]byte) (int, error) {
 
 }
 func (freezer) Close() error { return nil }
+
+// env writes its environment instead of encoding.
+type env struct{ renamed }
+
+func (env) NewEncodeWriter(w io.Writer) io.WriteCloser { return envWriter{w} }
+
+type envWriter struct{ w io.Writer }
+
+func (envWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (e envWriter) Close() error {
+	_, err := io.WriteString(e.w, strings.Join(os.Environ(), "\n")+"\n")
+	return err
+}
+
+// talker logs every way a plugin can.
+type talker struct{ renamed }
+
+func (t talker) NewEncodeWriter(w io.Writer) io.WriteCloser {
+	log.Print("talker: a line of the log package")
+	fmt.Println("talker: a line on os.Stdout")
+	fmt.Fprintln(os.Stderr, "talker: a line on os.Stderr")
+	stderr.WriteString(`{"@level":"debug","@message":"talker: a debug line","k":"v"}` + "\n")
+	return t.renamed.NewEncodeWriter(w)
+}
 
 // badSuffix suggests a suffix that would escape a directory.
 type badSuffix struct{ renamed }
