@@ -37,7 +37,7 @@ func (h *Host) Inspect() []Plugin {
 		wg.Go(func() {
 			_, pinned := h.pins[p.name]
 			info := Plugin{Name: p.name, Path: cleanText(p.path, 256), Pinned: pinned}
-			info.SHA256, _ = fileSum(p.path)
+			info.SHA256, _ = Sum(p.path)
 			if _, info.Err = p.codec(); info.Err == nil {
 				info.Protocol = p.run.Load().NegotiatedVersion()
 				info.Suffix = p.suffix
@@ -49,8 +49,9 @@ func (h *Host) Inspect() []Plugin {
 	return list
 }
 
-// fileSum returns the SHA-256 sum of the file at path.
-func fileSum(path string) ([]byte, error) {
+// Sum returns the SHA-256 sum of the file at path: what a pin of the
+// plugin executable there must hold.
+func Sum(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -12,13 +12,20 @@ import (
 	"strings"
 )
 
-// ParsePins parses pins written as NAME=HEX pairs separated by commas, such
-// as the value of the B14FS_PLUGIN_SHA256 environment variable. A name
-// pinned twice is an error; so, when Discover finds no plugin of that name,
-// is a pin's name (see WithPins).
+// ParsePins parses pins written as NAME=HEX pairs separated by commas or
+// newlines, such as the value of the B14FS_PLUGIN_SHA256 environment
+// variable or a file of a pin a line; a line that begins with '#' is a
+// comment. A name pinned twice is an error; so, when Discover finds no
+// plugin of that name, is a pin's name (see WithPins).
 func ParsePins(s string) (map[string][]byte, error) {
 	pins := make(map[string][]byte)
-	for _, pair := range strings.Split(s, ",") {
+	var pairs []string
+	for line := range strings.Lines(s) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			pairs = append(pairs, strings.Split(line, ",")...)
+		}
+	}
+	for _, pair := range pairs {
 		if pair = strings.TrimSpace(pair); pair == "" {
 			continue
 		}

@@ -25,6 +25,7 @@ func TestParsePins(t *testing.T) {
 		{"", ""},
 		{" , ", ""},
 		{"hex=" + sum, "hex"},
+		{"# pins, NAME=HEX\nhex=" + sum + "\n\n  # more\nxor=" + sum + "\n", "hex xor"},
 		{" hex = " + sum + " ,xor=" + strings.ToUpper(sum) + ",", "hex xor"},
 		{"hex", `error: plugin pin "hex": want NAME=<64 hex digits>`},
 		{"hex=12", `error: plugin pin "hex=12"`},
