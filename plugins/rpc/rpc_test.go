@@ -142,7 +142,7 @@ func TestOptions(t *testing.T) {
 		t.Errorf("unknown option: %v", err)
 	}
 	_, err = cc.WithOptions(core.Options{{Key: "key", Value: "999"}})
-	if !errors.Is(err, core.ErrBadOptionValue) || !strings.Contains(err.Error(), "0..255") {
+	if !errors.Is(err, core.ErrBadOptionValue) || err.Error() != `xor: option key="999": bad option value: want 0..255` {
 		t.Errorf("bad option value: %v", err)
 	}
 }
