@@ -192,3 +192,22 @@ func bencodeJSON(t *testing.T) [][]byte {
 	}
 	return append(inputs, []byte("7\n"))
 }
+
+// TestOptions checks that each plugin lists the options of its codec, as
+// b14fs plugins shows them.
+func TestOptions(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, rpc.PluginPrefix+"bencode"), ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	host, err := rpc.Discover(new(core.Registry), dir, rpc.WithLogger(hclog.NewNullLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	list := host.Inspect()
+	want := builtin.Codecs()[1].(core.OptionLister).OptionDocs()
+	if len(list) != 1 || list[0].Err != nil || fmt.Sprint(list[0].Options) != fmt.Sprint(want) {
+		t.Errorf("Inspect: %+v, want the options %v", list, want)
+	}
+}

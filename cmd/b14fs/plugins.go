@@ -124,7 +124,8 @@ func newPluginsCommand(setup *pluginSetup, std stdio) *cobra.Command {
 		Long: `List the plugins found in the plugin directories: the default one,
 $XDG_DATA_HOME/b14fs/plugins (~/.local/share/b14fs/plugins), then those of
 $B14FS_PLUGIN_PATH. Each plugin is started to show the protocol version it
-speaks and the suffix it suggests, with the SHA-256 of its executable and
+speaks, the suffix it suggests and the options it takes (if it lists
+them), with the SHA-256 of its executable and
 its pin: from the pins file, $XDG_DATA_HOME/b14fs/plugins.sha256, or from
 $B14FS_PLUGIN_SHA256. Every other file of the directories is listed as
 skipped, with the reason.
@@ -191,6 +192,16 @@ func listPlugins(s *pluginSetup, std stdio) error {
 		}
 		if p.Suffix != "" {
 			w.printf("  suffix:   %s\n", p.Suffix)
+		}
+		if len(p.Options) > 0 {
+			w.printf("  options:\n")
+			for _, o := range p.Options {
+				values := ""
+				if len(o.Values) > 0 {
+					values = " (" + strings.Join(o.Values, ", ") + ")"
+				}
+				w.printf("    %s%s: %s\n", o.Key, values, o.Usage)
+			}
 		}
 		if p.SHA256 != nil {
 			w.printf("  sha256:   %x\n", p.SHA256)

@@ -8,9 +8,12 @@
 //	func main() { rpc.Serve(rot13.Codec{}) }
 //
 // The host side, Discover, finds plugins in a list of directories and
-// registers a codec for each in a core.Registry. A plugin process starts the
-// first time its codec is used, gets no standard input, logs to the host's
-// standard error, and is killed by Host.Close or when the host dies. Streams
+// registers a codec for each in a core.Registry; Host.Skipped explains the
+// files it did not take and Host.Inspect describes the plugins. A plugin
+// process starts the first time its codec is used, gets no standard input
+// and only the variables of the host's environment it needs (EnvPass names
+// more), logs to the host's standard error (at the level of EnvLog), and is
+// killed by Host.Close or when the host dies. Streams
 // cross the process boundary as gRPC streams with flow control; data errors
 // come back as *core.DataError values and option errors as
 // *core.OptionError values, so a remote codec behaves like a local one. A

@@ -233,7 +233,7 @@ func (h *Host) check(path, base string) (name, reason string) {
 	case !validName(name):
 		err := fmt.Errorf("plugin %s: %s is no codec name: skipped", cleanText(strconv.Quote(path), 256), cleanText(strconv.Quote(name), 80))
 		h.warnings = append(h.warnings, err)
-		return cleanText(name, 80), "the name after " + PluginPrefix + " is no codec name"
+		return name, "the name after " + PluginPrefix + " is no codec name"
 	}
 	return name, ""
 }
@@ -242,7 +242,7 @@ func (h *Host) check(path, base string) (name, reason string) {
 // plugin, and why.
 type Skip struct {
 	Path   string // the file, fit to print (see Host.Warnings)
-	Name   string // the codec it would serve, from its file name; "" if none
+	Name   string // the codec it would serve, from its file name, as it is (to compare, not print); "" if none
 	Reason string // why it was skipped
 }
 
@@ -453,7 +453,7 @@ func (p *process) start() (pb.CodecClient, string, error) {
 	if err != nil {
 		return fail(err)
 	}
-	cc := raw.(pb.CodecClient)
+	cc := raw.(clients)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	desc, err := cc.Describe(ctx, &pb.DescribeRequest{})

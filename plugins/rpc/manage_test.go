@@ -8,8 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -109,8 +109,12 @@ func TestInspect(t *testing.T) {
 	if p := got["hex"]; p.Err != nil || p.Protocol != rpc.ProtocolVersion || p.Suffix != ".hex" || !p.Pinned || !bytes.Equal(p.SHA256, sum[:]) {
 		t.Errorf("hex, pinned right: %+v", p)
 	}
-	if p := got["xor"]; p.Err != nil || p.Protocol != rpc.ProtocolVersion || p.Pinned || !bytes.Equal(p.SHA256, sum[:]) {
-		t.Errorf("xor, not pinned: %+v", p)
+	if p := got["xor"]; p.Err != nil || p.Protocol != rpc.ProtocolVersion || p.Pinned || !bytes.Equal(p.SHA256, sum[:]) ||
+		fmt.Sprint(p.Options) != `[{key [] the byte to XOR with, 0..255} {mode [a b] "\x1b[2Jcleared"}]` {
+		t.Errorf("xor, not pinned, listing its options (cleaned): %+v", p)
+	}
+	if p := got["hex"]; p.Options != nil {
+		t.Errorf("hex lists options %v, but it takes none", p.Options)
 	}
 	if p := got["crash"]; !errors.Is(p.Err, rpc.ErrPinMismatch) || !p.Pinned || p.Protocol != 0 {
 		t.Errorf("crash, pinned wrong: %+v", p)
@@ -123,31 +127,13 @@ func TestInspect(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestPluginLog checks that every line a plugin logs reaches the host's
 // logger at debug level: through the log package, os.Stdout, os.Stderr
 // and hclog's JSON form.
 func TestPluginLog(t *testing.T) {
 	for _, level := range []hclog.Level{hclog.Debug, hclog.Warn} {
 		t.Run(level.String(), func(t *testing.T) {
-			var out lockedBuffer
+			var out syncBuffer
 			logger := hclog.New(&hclog.LoggerOptions{Output: &out, Level: level})
 			reg := discover(t, rpc.WithLogger(logger))
 			if got, err := pull(lookup(t, reg, "talker"), "x"); err != nil || string(got) != "78" {
@@ -177,7 +163,8 @@ func containsAll(s string, subs []string) bool {
 }
 
 // TestPluginEnvironment checks that a plugin gets none of the host's
-// secrets: only the variables it needs, and those named in $B14FS_PLUGIN_ENV.
+// secrets: only the variables it needs, and those named in $B14FS_PLUGIN_ENV;
+// and that its standard input is not the host's.
 func TestPluginEnvironment(t *testing.T) {
 	secrets := map[string]string{
 		"B14FS_PASSWORD":        "hunter2",
@@ -211,6 +198,9 @@ func TestPluginEnvironment(t *testing.T) {
 		if env[k] != v {
 			t.Errorf("the plugin got %s=%q, want %q", k, env[k], v)
 		}
+	}
+	if runtime.GOOS == "linux" && env["stdin"] != os.DevNull {
+		t.Errorf("the plugin's standard input is %s, want %s", env["stdin"], os.DevNull)
 	}
 }
 

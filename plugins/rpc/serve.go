@@ -16,7 +16,8 @@ import (
 
 // Serve serves codec to a b14fs host and returns when the host is done with
 // the plugin. It is the whole main of a plugin executable. Run by hand, not
-// by a host, it prints a message and exits with status 1.
+// by a host, it prints a message and exits with status 1. It logs at the
+// level of $B14FS_PLUGIN_LOG (EnvLog), info by default.
 func Serve(codec core.Codec) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: handshake,
@@ -40,11 +41,12 @@ type codecPlugin struct {
 
 func (p *codecPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	pb.RegisterCodecServer(s, &server{codec: p.codec})
+	pb.RegisterInfoServer(s, infoServer{codec: p.codec})
 	return nil
 }
 
 func (p *codecPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	return pb.NewCodecClient(conn), nil
+	return clients{pb.NewCodecClient(conn), pb.NewInfoClient(conn)}, nil
 }
 
 // server serves one codec.
