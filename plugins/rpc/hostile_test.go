@@ -393,4 +393,13 @@ func TestUnprintableName(t *testing.T) {
 	if n := len(reg.List()); n != 0 {
 		t.Errorf("%d codecs registered", n)
 	}
+	for _, s := range host.Skipped() {
+		checkClean(t, "skipped file", s.Path+": "+s.Reason)
+		if !strings.Contains(s.Path, `bad\x1b[2Jname"`) {
+			t.Errorf("skipped file %s, want its name quoted", s.Path)
+		}
+	}
+	if len(host.Skipped()) != 1 {
+		t.Errorf("skipped %v, want the one file", host.Skipped())
+	}
 }
