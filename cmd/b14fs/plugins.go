@@ -271,12 +271,8 @@ func pinPlugins(s *pluginSetup, std stdio, names []string) error {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	buf.WriteString("# SHA-256 pins of b14fs plugins, NAME=HEX: written by 'b14fs plugins pin'\n")
-	for _, name := range slices.Sorted(maps.Keys(pins)) {
-		fmt.Fprintf(&buf, "%s=%x\n", name, pins[name])
-	}
-	return writeFileAtomic(s.pinsFile, buf.Bytes())
+	data := append([]byte("# SHA-256 pins of b14fs plugins, NAME=HEX: written by 'b14fs plugins pin'\n"), rpc.FormatPins(pins)...)
+	return writeFileAtomic(s.pinsFile, data)
 }
 
 // writeFileAtomic replaces the file at path with data, making its

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -32,7 +34,7 @@ func ParsePins(s string) (map[string][]byte, error) {
 		name, hexSum, ok := strings.Cut(pair, "=")
 		name = strings.TrimSpace(name)
 		sum, err := hex.DecodeString(strings.TrimSpace(hexSum))
-		if !ok || !validName(name) || err != nil || len(sum) != sha256.Size {
+		if !ok || !validName(name) || strings.HasPrefix(name, "#") || err != nil || len(sum) != sha256.Size {
 			return nil, fmt.Errorf("plugin pin %q: want NAME=<64 hex digits>", pair)
 		}
 		if _, dup := pins[name]; dup {
@@ -41,6 +43,16 @@ func ParsePins(s string) (map[string][]byte, error) {
 		pins[name] = sum
 	}
 	return pins, nil
+}
+
+// FormatPins writes pins as ParsePins reads them: a NAME=HEX line each,
+// sorted by name.
+func FormatPins(pins map[string][]byte) []byte {
+	var b bytes.Buffer
+	for _, name := range slices.Sorted(maps.Keys(pins)) {
+		fmt.Fprintf(&b, "%s=%x\n", name, pins[name])
+	}
+	return b.Bytes()
 }
 
 // testHookPinned, if set, runs between the check of a pinned plugin's sum
