@@ -42,8 +42,8 @@ func newPluginSetup(reg *core.Registry) *pluginSetup {
 		s.pinsFile = filepath.Join(data, "b14fs", "plugins.sha256")
 	}
 	for _, d := range filepath.SplitList(os.Getenv(envPluginPath)) {
-		if d != "" {
-			s.dirs = append(s.dirs, d)
+		if d != "" && !slices.ContainsFunc(s.dirs, func(e string) bool { return filepath.Clean(e) == filepath.Clean(d) }) {
+			s.dirs = append(s.dirs, d) // each directory once, or its plugins would shadow themselves
 		}
 	}
 	return s
