@@ -20,12 +20,14 @@ const EnvLog = "B14FS_PLUGIN_LOG"
 const EnvPass = "B14FS_PLUGIN_ENV"
 
 // passedEnv are the variables of the host's environment a plugin gets: what
-// a program needs to find its tools, its home, its locale and its time
-// zone, and the Go runtime's settings. No other: the host's environment
-// holds secrets (B14FS_PASSWORD, AWS_*, SSH_AUTH_SOCK, tokens) that are no
-// codec's business.
+// a program needs to find its tools, its home and the user's directories of
+// configuration, cache and data, its locale and its time zone, and the Go
+// runtime's settings. No other: the host's environment holds secrets
+// (B14FS_PASSWORD, AWS_*, SSH_AUTH_SOCK, tokens) that are no codec's
+// business.
 var passedEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TZ", "TMPDIR",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
 	"GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG", "GOTRACEBACK",
 	EnvLog,
 }

@@ -173,11 +173,13 @@ func TestPluginEnvironment(t *testing.T) {
 		"GITHUB_TOKEN":          "ghp_token",
 		"PLUGIN_CLIENT_CERT":    "forged",
 		"B14FS_PLUGIN_SHA256":   "hex=" + strings.Repeat("0", 64),
+		"XDG_RUNTIME_DIR":       "/run/user/1000",
 	}
 	for k, v := range secrets {
 		t.Setenv(k, v)
 	}
 	t.Setenv("LANG", "C.UTF-8")
+	t.Setenv("XDG_CONFIG_HOME", "/home/me/.config")
 	t.Setenv("B14FS_TEST_WANTED", "yes")
 	t.Setenv(rpc.EnvPass, "B14FS_TEST_WANTED")
 	got, err := pull(lookup(t, discover(t), "env"), "")
@@ -194,7 +196,7 @@ func TestPluginEnvironment(t *testing.T) {
 			t.Errorf("the plugin got %s=%s", k, v)
 		}
 	}
-	for k, v := range map[string]string{"LANG": "C.UTF-8", "B14FS_TEST_WANTED": "yes", "PATH": os.Getenv("PATH"), "B14FS_PLUGIN": "b14fs-codec-plugin-v1"} {
+	for k, v := range map[string]string{"LANG": "C.UTF-8", "XDG_CONFIG_HOME": "/home/me/.config", "B14FS_TEST_WANTED": "yes", "PATH": os.Getenv("PATH"), "B14FS_PLUGIN": "b14fs-codec-plugin-v1"} {
 		if env[k] != v {
 			t.Errorf("the plugin got %s=%q, want %q", k, env[k], v)
 		}
