@@ -440,6 +440,15 @@ func (p *process) start() (pb.CodecClient, string, error) {
 		if exe != nil {
 			exe.exited() // if the runner never ran
 		}
+		if r := c.runner.Load(); r != nil {
+			select {
+			case <-r.done: // its standard error is all read
+			case <-time.After(exitWait):
+			}
+			if tail := r.log.last(); len(tail) > 0 {
+				err = fmt.Errorf("%w; its standard error ended: %s", err, strings.Join(tail, " | "))
+			}
+		}
 		return nil, "", err
 	}
 	proto, err := c.Client.Client()

@@ -82,7 +82,7 @@ func TestSkipped(t *testing.T) {
 
 func TestInspect(t *testing.T) {
 	dir := linkPlugins(t, "hex", "xor", "v2", "crash")
-	if err := os.WriteFile(filepath.Join(dir, rpc.PluginPrefix+"broken"), []byte("#!/bin/sh\nexit 7\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rpc.PluginPrefix+"broken"), []byte("#!/bin/sh\necho starting >&2\necho no such config file >&2\nexit 7\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, rpc.PluginPrefix+"hex"))
@@ -122,8 +122,9 @@ func TestInspect(t *testing.T) {
 	if p := got["v2"]; !errors.Is(p.Err, rpc.ErrProtocolVersion) || !strings.Contains(p.Err.Error(), "Plugin version: 2") {
 		t.Errorf("v2, of protocol version 2: %+v", p)
 	}
-	if p := got["broken"]; p.Err == nil || !strings.Contains(p.Err.Error(), "b14fs-plugin-broken") {
-		t.Errorf("broken, which exits at once: %+v", p)
+	if p := got["broken"]; p.Err == nil || !strings.Contains(p.Err.Error(), "b14fs-plugin-broken") ||
+		!strings.Contains(p.Err.Error(), "its standard error ended: starting | no such config file") {
+		t.Errorf("broken, which exits at once, saying why: %+v", p)
 	}
 }
 
