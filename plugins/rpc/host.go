@@ -50,7 +50,7 @@ type Host struct {
 	timeout  time.Duration // < 0 until set
 	warnings []error       // what Discover skipped, to warn of
 	skipped  []Skip        // every file of the directories Discover did not take
-	plugins  []*process    // what it took, by name
+	plugins  []*process    // the plugins it registered, in the order of their names
 
 	mu      sync.Mutex
 	clients []*client
