@@ -3,6 +3,7 @@
 //	b14fs encode [-c CHAIN] [-o OUT] [-w N] [FILE|-]
 //	b14fs decode [-c CHAIN] [-o OUT] [-i] [FILE|-]
 //	b14fs codecs
+//	b14fs plugins [pin [NAME...]]
 //	b14fs mount [-c CHAIN] [-w] DIR MOUNTPOINT
 //	b14fs base16384 -[ed][t][n][cC] INPUT OUTPUT
 //
@@ -11,8 +12,9 @@
 //
 // Data goes to standard output (or OUT), diagnostics to standard error. The
 // exit code is 0 on success, 1 on bad data or a failed read or write, and 2
-// on a usage error. Codecs of plugin executables (b14fs-plugin-NAME) in the
-// directories of $B14FS_PLUGIN_PATH are available beside the built-in ones.
+// on a usage error. Codecs of plugin executables (b14fs-plugin-NAME) in
+// $XDG_DATA_HOME/b14fs/plugins and the directories of $B14FS_PLUGIN_PATH are
+// available beside the built-in ones; b14fs plugins lists them.
 // See docs/cli.md for the whole reference.
 package main
 
@@ -25,7 +27,6 @@ import (
 
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/plugins/rpc"
 	"github.com/b14fs/b14fs/transform"
 )
 
@@ -49,24 +50,30 @@ func main() {
 	os.Exit(runWithPlugins(os.Args[1:], builtin.Registry()))
 }
 
-// runWithPlugins adds the plugins of $B14FS_PLUGIN_PATH to reg, runs args
-// with the standard streams, and stops the plugins it started.
+// runWithPlugins adds the plugins of the plugin directories (the default
+// one, then those of $B14FS_PLUGIN_PATH) to reg, runs args with the
+// standard streams, and stops the plugins it started. The plugins command
+// looks for plugins itself, to explain what it finds.
 func runWithPlugins(args []string, reg *core.Registry) int {
-	pins, err := rpc.ParsePins(os.Getenv(envPluginPins))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "b14fs: %s: %v\n", envPluginPins, err)
-		return exitUsage
+	setup := newPluginSetup(reg)
+	if !isPluginsCommand(args) {
+		pins, err := setup.pins()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "b14fs: %v\n", err)
+			return exitUsage
+		}
+		host, err := setup.discover(reg, pins)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "b14fs: plugins: %v\n", err)
+			return exitUsage
+		}
+		defer host.Close()
+		for _, w := range host.Warnings() {
+			fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", w)
+		}
+		setup.host = host
 	}
-	host, err := rpc.Discover(reg, os.Getenv(envPluginPath), rpc.WithPins(pins))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "b14fs: plugins: %v\n", err)
-		return exitUsage
-	}
-	defer host.Close()
-	for _, w := range host.Warnings() {
-		fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", w)
-	}
-	return run(args, os.Stdin, os.Stdout, os.Stderr, reg)
+	return run(args, stdio{os.Stdin, os.Stdout, os.Stderr}, reg, setup)
 }
 
 // stdio is where a command reads and writes.
@@ -81,16 +88,18 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// run runs the command line args with the codecs of reg and returns the
-// exit code. A panic is reported as an internal error, never as a trace.
-func run(args []string, in io.Reader, out, errOut io.Writer, reg *core.Registry) (code int) {
+// run runs the command line args with the codecs of reg and the plugins of
+// setup (nil: none) and returns the exit code. A panic is reported as an
+// internal error, never as a trace.
+func run(args []string, std stdio, reg *core.Registry, setup *pluginSetup) (code int) {
+	errOut := std.err
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(errOut, "b14fs: internal error: %v\n", p)
 			code = exitData
 		}
 	}()
-	root := newRootCommand(reg, stdio{in, out, errOut})
+	root := newRootCommand(reg, setup, std)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -101,6 +110,9 @@ func run(args []string, in io.Reader, out, errOut io.Writer, reg *core.Registry)
 		return ee.code
 	}
 	fmt.Fprintf(errOut, "b14fs: %v\n", err)
+	for _, h := range setup.hints(err) {
+		fmt.Fprintf(errOut, "b14fs: hint: %s\n", h)
+	}
 	var ue usageError
 	if errors.Is(err, errBinaryToTerminal) {
 		return exitUsage // the message says what to do

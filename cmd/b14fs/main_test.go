@@ -85,7 +85,10 @@ var (
 
 // buildPlugins builds the test plugin into pluginDir once, as the plugins
 // hex2 (hex under another name), xor (whose name the test registry holds),
-// crash, and the hostile forger and stall (see internal/testplugin).
+// xor2 (xor under another name, listing its option),
+// crash, talker (which logs every way a plugin can), env (whose output is
+// its environment), and the hostile forger
+// and stall (see internal/testplugin).
 func buildPlugins() error {
 	pluginsOnce.Do(func() {
 		dir := pluginDir
@@ -95,7 +98,7 @@ func buildPlugins() error {
 			pluginsErr = fmt.Errorf("building the test plugin: %v\n%s", err, out)
 			return
 		}
-		for _, name := range []string{"xor", "crash", "forger", "stall"} {
+		for _, name := range []string{"xor", "xor2", "crash", "forger", "stall", "talker", "env"} {
 			if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
 				pluginsErr = err
 				return

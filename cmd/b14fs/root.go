@@ -12,7 +12,7 @@ import (
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
-func newRootCommand(reg *core.Registry, std stdio) *cobra.Command {
+func newRootCommand(reg *core.Registry, setup *pluginSetup, std stdio) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "b14fs",
 		Short: "Encode and decode data through chains of codecs",
@@ -45,6 +45,7 @@ Encoding runs the stages left to right, decoding right to left.`,
 		newCodecCommand(reg, std, encodeDirection),
 		newCodecCommand(reg, std, decodeDirection),
 		newCodecsCommand(reg, std),
+		newPluginsCommand(setup, std),
 		newMountCommand(reg, std),
 		newServeCommand(reg, std),
 		newCompatCommand(std),

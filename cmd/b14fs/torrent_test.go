@@ -41,7 +41,7 @@ func validTorrents(t *testing.T) []string {
 // ok is false when b14fs rejects the file.
 func showJSON(t *testing.T, file string) (s summary, ok bool) {
 	var out, errOut bytes.Buffer
-	code := run([]string{"torrent", "show", "--json", file}, nil, &out, &errOut, builtin.Registry())
+	code := run([]string{"torrent", "show", "--json", file}, stdio{nil, &out, &errOut}, builtin.Registry(), nil)
 	if code == exitData {
 		if !strings.Contains(errOut.String(), "byte offset") {
 			t.Errorf("%s: rejected without a byte offset: %s", file, errOut.String())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/b14fs/b14fs/core"
@@ -90,6 +91,11 @@ func (c *remoteCodec) fromWire(e *pb.Error, opts core.Options, sent int64) error
 			if kind == pb.Error_UNKNOWN_OPTION {
 				return &core.OptionError{Codec: c.name, Key: o.Key, Value: o.Value, Err: core.ErrUnknownOption}
 			}
+			// The message of an error that wraps ErrBadOptionValue may begin with its text.
+			if msg == core.ErrBadOptionValue.Error() {
+				return &core.OptionError{Codec: c.name, Key: o.Key, Value: o.Value, Err: core.ErrBadOptionValue}
+			}
+			msg = strings.TrimPrefix(msg, core.ErrBadOptionValue.Error()+": ")
 			return &core.OptionError{Codec: c.name, Key: o.Key, Value: o.Value, Err: fmt.Errorf("%w: %s", core.ErrBadOptionValue, msg)}
 		}
 		return &pluginError{c.proc.path, fmt.Errorf("rejected its options over option %s, which it was not given: %s", cleanText(strconv.Quote(e.GetKey()), 80), msg)}

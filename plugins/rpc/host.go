@@ -48,7 +48,9 @@ type Host struct {
 	logger     hclog.Logger
 	pins       map[string][]byte
 	timeout    time.Duration // < 0 until set
-	warnings   []error       // what Discover skipped
+	warnings   []error       // what Discover skipped, to warn of
+	skipped    []Skip        // every file of the directories Discover did not take
+	plugins    []*process    // the plugins it registered, in the order of their names
 	framesOnly bool          // data flows in frames even to plugins that offer a data connection
 
 	mu      sync.Mutex
@@ -61,8 +63,9 @@ type Host struct {
 type HostOption func(*Host)
 
 // WithLogger sends the plugins' log lines, and the host's own about them,
-// to logger. Without it they go to standard error at level warn. Every line
-// from a plugin is cleaned first: control characters escaped, length capped.
+// to logger. Without it they go to standard error at the level that
+// $B14FS_PLUGIN_LOG names (EnvLog), warn by default. Every line from a
+// plugin is cleaned first: control characters escaped, length capped.
 func WithLogger(logger hclog.Logger) HostOption {
 	return func(h *Host) { h.logger = logger }
 }
@@ -132,7 +135,11 @@ func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, e
 		o(h)
 	}
 	if h.logger == nil {
-		h.logger = hclog.New(&hclog.LoggerOptions{Name: "b14fs", Output: os.Stderr, Level: hclog.Warn})
+		level, err := logLevel(os.Getenv(EnvLog), hclog.Warn)
+		if err != nil {
+			return nil, err
+		}
+		h.logger = hclog.New(&hclog.LoggerOptions{Name: "b14fs", Output: os.Stderr, Level: level})
 	}
 	// Remove what crashed hosts left behind: plugins' socket directories.
 	for _, dir := range staleDirs() {
@@ -167,15 +174,19 @@ func Discover(reg *core.Registry, pathList string, opts ...HostOption) (*Host, e
 	}
 	for _, name := range slices.Sorted(maps.Keys(found)) {
 		path := found[name]
-		if err := reg.Register(&remoteCodec{name: name, proc: &process{host: h, path: path, name: name}}, path); err != nil {
+		proc := &process{host: h, path: path, name: name}
+		if err := reg.Register(&remoteCodec{name: name, proc: proc}, path); err != nil {
 			h.warnings = append(h.warnings, fmt.Errorf("plugin %s: %w: skipped", path, err))
+			h.skipped = append(h.skipped, Skip{Path: cleanText(path, 256), Name: name, Reason: err.Error()})
+			continue
 		}
+		h.plugins = append(h.plugins, proc)
 	}
 	return h, nil
 }
 
 // find returns the plugin executables of the directories of pathList by
-// codec name, noting in h's warnings what it skips.
+// codec name, noting in h what it skips.
 func (h *Host) find(pathList string) map[string]string {
 	found := make(map[string]string)
 	for _, dir := range filepath.SplitList(pathList) {
@@ -190,16 +201,13 @@ func (h *Host) find(pathList string) map[string]string {
 			continue
 		}
 		for _, e := range entries {
-			name, ok := strings.CutPrefix(e.Name(), PluginPrefix)
-			if !ok || name == "" || found[name] != "" {
-				continue
-			}
 			path := filepath.Join(dir, e.Name())
-			if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-				continue
+			name, reason := h.check(path, e.Name())
+			if reason == "" && found[name] != "" {
+				reason = "the plugin " + cleanText(found[name], 256) + " serves the same codec and comes first"
 			}
-			if !validName(name) {
-				h.warnings = append(h.warnings, fmt.Errorf("plugin %s: %s is no codec name: skipped", cleanText(strconv.Quote(path), 256), cleanText(strconv.Quote(name), 80)))
+			if reason != "" {
+				h.skipped = append(h.skipped, Skip{Path: cleanText(path, 256), Name: name, Reason: reason})
 				continue
 			}
 			found[name] = path
@@ -207,6 +215,41 @@ func (h *Host) find(pathList string) map[string]string {
 	}
 	return found
 }
+
+// check returns the codec name a plugin executable at path, whose file
+// name is base, would serve, and, if it is none, why.
+func (h *Host) check(path, base string) (name, reason string) {
+	name, ok := strings.CutPrefix(base, PluginPrefix)
+	if !ok || name == "" {
+		return "", "not named " + PluginPrefix + "NAME"
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return name, cleanText(err.Error(), 256)
+	case !fi.Mode().IsRegular():
+		return name, "not a regular file"
+	case fi.Mode().Perm()&0o111 == 0:
+		return name, "not executable (chmod +x it to use it)"
+	case !validName(name):
+		err := fmt.Errorf("plugin %s: %s is no codec name: skipped", cleanText(strconv.Quote(path), 256), cleanText(strconv.Quote(name), 80))
+		h.warnings = append(h.warnings, err)
+		return name, "the name after " + PluginPrefix + " is no codec name"
+	}
+	return name, ""
+}
+
+// A Skip is a file in a plugin directory that Discover did not take for a
+// plugin, and why.
+type Skip struct {
+	Path   string // the file, fit to print (see Host.Warnings)
+	Name   string // the codec it would serve, from its file name, as it is (to compare, not print); "" if none
+	Reason string // why it was skipped
+}
+
+// Skipped returns every file of the plugin directories that Discover did
+// not take for a plugin, in the order found, with the reason.
+func (h *Host) Skipped() []Skip { return slices.Clone(h.skipped) }
 
 // Warnings returns what Discover skipped and why.
 func (h *Host) Warnings() []error { return slices.Clone(h.warnings) }
@@ -361,13 +404,19 @@ func (p *process) start() (pb.CodecClient, string, error) {
 			return nil, "", err
 		}
 	}
+	logger := h.logger.Named(p.name)
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  handshake,
 		Plugins:          plugin.PluginSet{pluginName: &codecPlugin{}},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           h.logger.Named(p.name),
+		Logger:           logger,
 		StartTimeout:     startTimeout,
 		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: dir},
+		SkipHostEnv:      true, // the runner passes what a plugin needs of it
+		// What the plugin writes to os.Stdout and os.Stderr once Serve
+		// runs: cleaned, at debug level unless the lines say otherwise.
+		SyncStdout: &logRelay{logger: logger},
+		SyncStderr: &logRelay{logger: logger},
 	}
 	c := &client{}
 	p.run.Store(c)
@@ -393,17 +442,29 @@ func (p *process) start() (pb.CodecClient, string, error) {
 		if exe != nil {
 			exe.exited() // if the runner never ran
 		}
+		if r := c.runner.Load(); r != nil {
+			select {
+			case <-r.done: // its standard error is all read
+			case <-time.After(exitWait):
+			}
+			if tail := r.log.last(); len(tail) > 0 {
+				err = fmt.Errorf("%w; its standard error ended: %s", err, strings.Join(tail, " | "))
+			}
+		}
 		return nil, "", err
 	}
 	proto, err := c.Client.Client()
 	if err != nil {
+		if strings.Contains(strings.ToLower(err.Error()), "incompatible api version") { // go-plugin has no error value for it
+			err = fmt.Errorf("%w: %v", ErrProtocolVersion, err)
+		}
 		return fail(err)
 	}
 	raw, err := proto.Dispense(pluginName)
 	if err != nil {
 		return fail(err)
 	}
-	cc := raw.(pb.CodecClient)
+	cc := raw.(clients)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	desc, err := cc.Describe(ctx, &pb.DescribeRequest{})

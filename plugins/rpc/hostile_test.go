@@ -274,6 +274,7 @@ func TestSlowHostIsNoStall(t *testing.T) {
 func TestGrandchildren(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	t.Setenv("B14FS_TEST_PIDFILE", pidFile)
+	t.Setenv(rpc.EnvPass, "B14FS_TEST_PIDFILE") // a plugin gets only the variables it is given
 	var reg core.Registry
 	host, err := rpc.Discover(&reg, pluginDir, rpc.WithLogger(hclog.NewNullLogger()))
 	if err != nil {
@@ -398,5 +399,14 @@ func TestUnprintableName(t *testing.T) {
 	}
 	if n := len(reg.List()); n != 0 {
 		t.Errorf("%d codecs registered", n)
+	}
+	for _, s := range host.Skipped() {
+		checkClean(t, "skipped file", s.Path+": "+s.Reason)
+		if !strings.Contains(s.Path, `bad\x1b[2Jname"`) {
+			t.Errorf("skipped file %s, want its name quoted", s.Path)
+		}
+	}
+	if len(host.Skipped()) != 1 {
+		t.Errorf("skipped %v, want the one file", host.Skipped())
 	}
 }

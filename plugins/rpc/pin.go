@@ -4,27 +4,37 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
-// ParsePins parses pins written as NAME=HEX pairs separated by commas, such
-// as the value of the B14FS_PLUGIN_SHA256 environment variable. A name
-// pinned twice is an error; so, when Discover finds no plugin of that name,
-// is a pin's name (see WithPins).
+// ParsePins parses pins written as NAME=HEX pairs separated by commas or
+// newlines, such as the value of the B14FS_PLUGIN_SHA256 environment
+// variable or a file of a pin a line; a line that begins with '#' is a
+// comment. A name pinned twice is an error; so, when Discover finds no
+// plugin of that name, is a pin's name (see WithPins).
 func ParsePins(s string) (map[string][]byte, error) {
 	pins := make(map[string][]byte)
-	for _, pair := range strings.Split(s, ",") {
+	var pairs []string
+	for line := range strings.Lines(s) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			pairs = append(pairs, strings.Split(line, ",")...)
+		}
+	}
+	for _, pair := range pairs {
 		if pair = strings.TrimSpace(pair); pair == "" {
 			continue
 		}
 		name, hexSum, ok := strings.Cut(pair, "=")
 		name = strings.TrimSpace(name)
 		sum, err := hex.DecodeString(strings.TrimSpace(hexSum))
-		if !ok || !validName(name) || err != nil || len(sum) != sha256.Size {
+		if !ok || !validName(name) || strings.HasPrefix(name, "#") || err != nil || len(sum) != sha256.Size {
 			return nil, fmt.Errorf("plugin pin %q: want NAME=<64 hex digits>", pair)
 		}
 		if _, dup := pins[name]; dup {
@@ -33,6 +43,16 @@ func ParsePins(s string) (map[string][]byte, error) {
 		pins[name] = sum
 	}
 	return pins, nil
+}
+
+// FormatPins writes pins as ParsePins reads them: a NAME=HEX line each,
+// sorted by name.
+func FormatPins(pins map[string][]byte) []byte {
+	var b bytes.Buffer
+	for _, name := range slices.Sorted(maps.Keys(pins)) {
+		fmt.Fprintf(&b, "%s=%x\n", name, pins[name])
+	}
+	return b.Bytes()
 }
 
 // testHookPinned, if set, runs between the check of a pinned plugin's sum
@@ -96,9 +116,13 @@ func pinExecutable(path string, want []byte, dir string) (*pinned, error) {
 	return p, nil
 }
 
+// ErrPinMismatch is matched by the error of a pinned plugin whose
+// executable does not have the SHA-256 sum of its pin.
+var ErrPinMismatch = errors.New("checksum mismatch")
+
 func checkSum(h hash.Hash, want []byte) error {
 	if got := h.Sum(nil); !bytes.Equal(got, want) {
-		return fmt.Errorf("checksum mismatch: the file's SHA-256 is %x, the pin says %x", got, want)
+		return fmt.Errorf("%w: the file's SHA-256 is %x, the pin says %x", ErrPinMismatch, got, want)
 	}
 	return nil
 }

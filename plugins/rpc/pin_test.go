@@ -25,6 +25,7 @@ func TestParsePins(t *testing.T) {
 		{"", ""},
 		{" , ", ""},
 		{"hex=" + sum, "hex"},
+		{"# pins, NAME=HEX\nhex=" + sum + "\n\n  # more\nxor=" + sum + "\n", "hex xor"},
 		{" hex = " + sum + " ,xor=" + strings.ToUpper(sum) + ",", "hex xor"},
 		{"hex", `error: plugin pin "hex": want NAME=<64 hex digits>`},
 		{"hex=12", `error: plugin pin "hex=12"`},
@@ -33,6 +34,7 @@ func TestParsePins(t *testing.T) {
 		{"=" + sum, "error: plugin pin"},
 		{"a:b=" + sum, "error: plugin pin"},
 		{"a\x1bb=" + sum, `error: plugin pin "a\x1bb=`},
+		{"hex=" + sum + ",#x=" + sum, `error: plugin pin "#x=`},
 		{"hex=" + sum + ",hex=" + sum, "error: plugin pin \"hex=" + sum + "\": hex is pinned twice"},
 	} {
 		pins, err := rpc.ParsePins(c.spec)
@@ -146,4 +148,28 @@ func TestPinnedScript(t *testing.T) {
 	if got, err := pull(lookup(t, &reg, "hex"), "ok"); err != nil || string(got) != "6f6b" {
 		t.Errorf("encode through a pinned script: %q, %v", got, err)
 	}
+}
+
+// FuzzParsePins checks that ParsePins never panics, that what it accepts
+// is well formed, and that FormatPins writes it back as it reads it.
+func FuzzParsePins(f *testing.F) {
+	sum := strings.Repeat("ab", 32)
+	for _, seed := range []string{"", "hex=" + sum, "# c, d\nhex=" + sum + ",xor=" + sum + "\n", "hex=12", "=" + sum, "a\x1bb=" + sum, "hex=" + sum + ",hex=" + sum} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		pins, err := rpc.ParsePins(s)
+		if err != nil {
+			return
+		}
+		again, err := rpc.ParsePins(string(rpc.FormatPins(pins)))
+		if err != nil || fmt.Sprint(again) != fmt.Sprint(pins) {
+			t.Fatalf("ParsePins(FormatPins(%v)) = %v, %v", pins, again, err)
+		}
+		for name, sum := range pins {
+			if len(sum) != sha256.Size || name == "" || strings.ContainsAny(name, ",=:\n") || strings.HasPrefix(name, "#") {
+				t.Fatalf("pin %q=%x accepted", name, sum)
+			}
+		}
+	})
 }

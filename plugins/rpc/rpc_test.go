@@ -44,14 +44,15 @@ func TestMain(m *testing.M) {
 }
 
 // buildTestPlugin builds internal/testplugin into dir as the plugins hex,
-// xor, crash and liar, and the hostile ones (hostilePlugins).
+// xor, crash, liar, env, talker and v2, and the hostile ones
+// (hostilePlugins).
 func buildTestPlugin(dir string) error {
 	bin := filepath.Join(dir, rpc.PluginPrefix+"hex")
 	out, err := exec.Command("go", "build", "-o", bin, "./internal/testplugin").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("building the test plugin: %v\n%s", err, out)
 	}
-	for _, name := range append([]string{"xor", "crash", "liar"}, hostilePlugins...) {
+	for _, name := range append([]string{"xor", "crash", "liar", "env", "talker", "v2"}, hostilePlugins...) {
 		if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
 			return err
 		}
@@ -88,8 +89,8 @@ func TestDiscover(t *testing.T) {
 		got = append(got, e.Codec.Name()+"="+filepath.Base(e.Origin))
 	}
 	want := "badaddr=b14fs-plugin-badaddr badsuffix=b14fs-plugin-badsuffix crash=b14fs-plugin-crash " +
-		"forger=b14fs-plugin-forger freeze=b14fs-plugin-freeze hex=b14fs-plugin-hex liar=b14fs-plugin-liar spawner=b14fs-plugin-spawner " +
-		"stall=b14fs-plugin-stall xor=b14fs-plugin-xor"
+		"env=b14fs-plugin-env forger=b14fs-plugin-forger freeze=b14fs-plugin-freeze hex=b14fs-plugin-hex liar=b14fs-plugin-liar spawner=b14fs-plugin-spawner " +
+		"stall=b14fs-plugin-stall talker=b14fs-plugin-talker v2=b14fs-plugin-v2 xor=b14fs-plugin-xor"
 	if strings.Join(got, " ") != want {
 		t.Errorf("registered %v, want %s (the non-executable file skipped)", got, want)
 	}
@@ -224,7 +225,7 @@ func TestOptions(t *testing.T) {
 		t.Errorf("unknown option: %v", err)
 	}
 	_, err = cc.WithOptions(core.Options{{Key: "key", Value: "999"}})
-	if !errors.Is(err, core.ErrBadOptionValue) || !strings.Contains(err.Error(), "0..255") {
+	if !errors.Is(err, core.ErrBadOptionValue) || err.Error() != `xor: option key="999": bad option value: want 0..255` {
 		t.Errorf("bad option value: %v", err)
 	}
 }

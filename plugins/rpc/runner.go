@@ -24,7 +24,8 @@ const waitDelay = 2 * time.Second
 
 // cmdRunner runs a plugin executable for go-plugin, in its own way:
 //
-//   - the plugin gets no standard input (go-plugin would hand it the host's);
+//   - the plugin gets no standard input (go-plugin would hand it the host's),
+//     and of the host's environment only what pluginEnv lets through;
 //   - it runs in a process group of its own, killed as a whole when the
 //     plugin is stopped or exits, so that its children do not outlive it;
 //     where the system can, the kernel kills the plugin when the host dies;
@@ -60,6 +61,7 @@ func newRunner(logger hclog.Logger, cmd *exec.Cmd, path string, exe *pinned, soc
 		cmd.Path, cmd.ExtraFiles = exe.path, exe.extraFiles()
 	}
 	cmd.Stdin = nil
+	cmd.Env = append(pluginEnv(os.Environ(), os.Getenv(EnvPass)), cmd.Env...)
 	ownProcessGroup(cmd)
 	r := &cmdRunner{cmd: cmd, path: path, exe: exe, socketDir: socketDir, log: &logRelay{logger: logger}, done: make(chan struct{})}
 	r.stdout, r.stdoutW = io.Pipe()

@@ -86,9 +86,30 @@ type logRelay struct {
 	logger hclog.Logger
 
 	mu        sync.Mutex
-	line      []byte // a line not yet ended, cut at maxLogLine bytes
-	dropped   int    // bytes of the line cut off
-	panicking bool   // a panic began: the lines that follow are its trace
+	line      []byte   // a line not yet ended, cut at maxLogLine bytes
+	dropped   int      // bytes of the line cut off
+	panicking bool     // a panic began: the lines that follow are its trace
+	tail      []string // the last lines logged, cleaned, at most tailLines
+}
+
+// tailLines is how many of its last log lines a plugin that fails to start
+// has shown in the error.
+const tailLines = 3
+
+// last returns the last lines logged, cleaned, oldest first.
+func (l *logRelay) last() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.tail)
+}
+
+// log logs a cleaned line and keeps it in the tail.
+func (l *logRelay) log(level hclog.Level, msg string, args ...any) {
+	l.logger.Log(level, msg, args...)
+	if len(l.tail) == tailLines {
+		l.tail = append(l.tail[:0], l.tail[1:]...)
+	}
+	l.tail = append(l.tail, cleanText(msg, 200))
 }
 
 // maxLogLine caps, in bytes, a line of a plugin's standard error: more than
@@ -134,7 +155,7 @@ func (l *logRelay) emit() {
 	l.line, l.dropped = l.line[:0], 0
 	if dropped == 0 {
 		if level, msg, args, ok := parseLogLine(line); ok {
-			l.logger.Log(level, msg, args...)
+			l.log(level, msg, args...)
 			return
 		}
 	}
@@ -152,7 +173,7 @@ func (l *logRelay) emit() {
 			}
 		}
 	}
-	l.logger.Log(level, cutText(line, maxMessage, dropped))
+	l.log(level, cutText(line, maxMessage, dropped))
 }
 
 // parseLogLine reads a line in hclog's JSON form, checking the type of

@@ -17,7 +17,8 @@ import (
 
 // Serve serves codec to a b14fs host and returns when the host is done with
 // the plugin. It is the whole main of a plugin executable. Run by hand, not
-// by a host, it prints a message and exits with status 1.
+// by a host, it prints a message and exits with status 1. It logs at the
+// level of $B14FS_PLUGIN_LOG (EnvLog), info by default.
 func Serve(codec core.Codec) {
 	data := listenData(os.Getenv(plugin.EnvUnixSocketDir))
 	defer data.close()
@@ -29,7 +30,7 @@ func Serve(codec core.Codec) {
 			Name:       codec.Name(),
 			Output:     os.Stderr,
 			JSONFormat: true,
-			Level:      hclog.Info,
+			Level:      serveLogLevel(),
 		}),
 	})
 }
@@ -44,11 +45,12 @@ type codecPlugin struct {
 
 func (p *codecPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	pb.RegisterCodecServer(s, &server{codec: p.codec, data: p.data})
+	pb.RegisterInfoServer(s, infoServer{codec: p.codec})
 	return nil
 }
 
 func (p *codecPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	return pb.NewCodecClient(conn), nil
+	return clients{pb.NewCodecClient(conn), pb.NewInfoClient(conn)}, nil
 }
 
 // server serves one codec.

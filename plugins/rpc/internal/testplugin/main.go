@@ -1,6 +1,7 @@
 // Command testplugin is a codec plugin for the tests of package rpc and of
 // the b14fs command. It serves the codec its executable's name asks for
-// (b14fs-plugin-NAME): xor from internal/testcodec; crash, which kills its
+// (b14fs-plugin-NAME): xor from internal/testcodec, listing its option
+// (core.OptionLister), and the same as xor2; crash, which kills its
 // own process on the first data it sees; liar, which serves hex under the
 // name "hex", which a host must refuse; and for any other NAME, hex named
 // NAME.
@@ -19,13 +20,20 @@
 //   - spawner: starts "sleep 1000", which holds its standard error, and
 //     writes the child's process id to $B14FS_TEST_PIDFILE;
 //   - badsuffix: suggests the suffix "/../../x";
-//   - badaddr: announces a TCP address instead of its socket.
+//   - badaddr: announces a TCP address instead of its socket;
+//   - v2: announces protocol version 2, which no host speaks;
+//   - env: a stream's output is the plugin's environment, a line a variable,
+//     and a line stdin=FILE naming its standard input (on Linux);
+//   - talker: hex that logs, on each stream, a line through the log
+//     package, one on os.Stdout, one on os.Stderr and one in hclog's JSON
+//     form at debug level.
 package main
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,8 +55,8 @@ func main() {
 	name := strings.TrimPrefix(filepath.Base(os.Args[0]), rpc.PluginPrefix)
 	var c core.Codec = renamed{testcodec.Hex{}, name}
 	switch name {
-	case "xor":
-		c = testcodec.Xor{Key: 0x5A}
+	case "xor", "xor2":
+		c = listedXor{testcodec.Xor{Key: 0x5A}, name}
 	case "crash":
 		c = crash{}
 	case "liar":
@@ -74,6 +82,14 @@ func main() {
 		fmt.Println("1|1|tcp|127.0.0.1:9|grpc")
 		time.Sleep(time.Minute)
 		return
+	case "v2":
+		fmt.Println("1|2|unix|" + filepath.Join(os.Getenv("PLUGIN_UNIX_SOCKET_DIR"), "plugin") + "|grpc")
+		time.Sleep(time.Minute)
+		return
+	case "env":
+		c = env{renamed{testcodec.Hex{}, name}}
+	case "talker":
+		c = talker{renamed{testcodec.Hex{}, name}}
 	}
 	rpc.Serve(c)
 }
@@ -141,6 +157,58 @@ func (freezer) Write([]byte) (int, error) {
 
 }
 func (freezer) Close() error { return nil }
+
+// listedXor is xor, under a name, listing its option.
+type listedXor struct {
+	testcodec.Xor
+	name string
+}
+
+func (x listedXor) Name() string { return x.name }
+
+func (x listedXor) WithOptions(opts core.Options) (core.Codec, error) {
+	c, err := x.Xor.WithOptions(opts)
+	if err != nil {
+		var oe *core.OptionError
+		if errors.As(err, &oe) {
+			oe.Codec = x.name
+		}
+		return nil, err
+	}
+	return listedXor{c.(testcodec.Xor), x.name}, nil
+}
+
+func (listedXor) OptionDocs() []core.OptionDoc {
+	return []core.OptionDoc{{Key: "key", Usage: "the byte to XOR with, 0..255"}, {Key: "mode", Values: []string{"a", "b"}, Usage: "\x1b[2Jcleared"}}
+}
+
+// env writes its environment instead of encoding.
+type env struct{ renamed }
+
+func (env) NewEncodeWriter(w io.Writer) io.WriteCloser { return envWriter{w} }
+
+type envWriter struct{ w io.Writer }
+
+func (envWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (e envWriter) Close() error {
+	stdin, err := os.Readlink("/proc/self/fd/0")
+	if err != nil {
+		stdin = err.Error()
+	}
+	_, err = io.WriteString(e.w, strings.Join(os.Environ(), "\n")+"\nstdin="+stdin+"\n")
+	return err
+}
+
+// talker logs every way a plugin can.
+type talker struct{ renamed }
+
+func (t talker) NewEncodeWriter(w io.Writer) io.WriteCloser {
+	log.Print("talker: a line of the log package")
+	fmt.Println("talker: a line on os.Stdout")
+	fmt.Fprintln(os.Stderr, "talker: a line on os.Stderr")
+	stderr.WriteString(`{"@level":"debug","@message":"talker: a debug line","k":"v"}` + "\n")
+	return t.renamed.NewEncodeWriter(w)
+}
 
 // badSuffix suggests a suffix that would escape a directory.
 type badSuffix struct{ renamed }
