@@ -116,6 +116,12 @@ func TestInspect(t *testing.T) {
 	if p := got["hex"]; p.Options != nil {
 		t.Errorf("hex lists options %v, but it takes none", p.Options)
 	}
+	// The registered codec lists them too (for completion of chains).
+	if c, err := reg.Lookup("xor"); err != nil {
+		t.Error(err)
+	} else if l, ok := c.(core.OptionLister); !ok || fmt.Sprint(l.OptionDocs()) != fmt.Sprint(got["xor"].Options) {
+		t.Errorf("the xor codec lists %v, want what Inspect found", c)
+	}
 	if p := got["crash"]; !errors.Is(p.Err, rpc.ErrPinMismatch) || !p.Pinned || p.Protocol != 0 {
 		t.Errorf("crash, pinned wrong: %+v", p)
 	}

@@ -22,7 +22,7 @@ type remoteCodec struct {
 }
 
 var (
-	_ core.Configurable = (*remoteCodec)(nil)
+	_ core.OptionLister = (*remoteCodec)(nil)
 	_ core.Suffixer     = (*remoteCodec)(nil)
 )
 
@@ -54,6 +54,16 @@ func (c *remoteCodec) Suffix() string {
 		return ""
 	}
 	return c.proc.suffix
+}
+
+// OptionDocs lists the options the plugin's codec takes, as the plugin lists
+// them (cleaned), or none when it cannot be started or lists none.
+func (c *remoteCodec) OptionDocs() []core.OptionDoc {
+	if _, err := c.proc.codec(); err != nil {
+		return nil
+	}
+	docs, _ := c.proc.options()
+	return docs
 }
 
 func (c *remoteCodec) NewEncodeReader(r io.Reader) io.ReadCloser { return c.pull(r, false) }
