@@ -2,7 +2,6 @@ package torrent
 
 import (
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,8 +16,9 @@ func Parse(data []byte) (*MetaInfo, error) {
 }
 
 // ParseWith decodes a .torrent file with the bencode options o (Lenient
-// accepts unsorted and repeated keys and ignores data after the value;
-// MaxDepth limits nesting; Copy, below) and checks it:
+// accepts unsorted and repeated keys and ignores data after the value,
+// reporting that and whitespace after it to Warn; MaxDepth limits nesting;
+// Copy, below) and checks it:
 //
 //   - the top level and "info" are dictionaries, and "info" has a name and
 //     a positive piece length (for v2, a power of two of 16 KiB or more);
@@ -107,10 +107,8 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 			return err
 		}
 	}
-	if !o.Lenient {
-		if _, err := d.s.Next(); err != io.EOF {
-			return err
-		}
+	if err := d.s.Finish(); err != nil {
+		return err
 	}
 	if m.has&hasInfo == 0 {
 		return &Error{"info", tok.Offset, "missing"}

@@ -211,12 +211,22 @@ func TestLenient(t *testing.T) {
 	if _, err := Parse([]byte(unsorted)); err == nil {
 		t.Fatal("strict Parse accepts unsorted keys")
 	}
-	m, err := ParseWith([]byte(unsorted), bencode.DecodeOptions{Lenient: true})
+	var warnings []bencode.Warning
+	m, err := ParseWith([]byte(unsorted), bencode.DecodeOptions{Lenient: true, Warn: func(w bencode.Warning) { warnings = append(warnings, w) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Announce != "x" || m.Info.Length != 5 {
 		t.Errorf("%+v", m)
+	}
+	if want := []bencode.Warning{{Kind: bencode.TrailingSpace, Offset: int64(len(unsorted) - 1), Len: 1}}; !slices.Equal(warnings, want) {
+		t.Errorf("warnings %v, want %v", warnings, want)
+	}
+	// Data after the value is ignored, and reported.
+	warnings = nil
+	if _, err := ParseWith([]byte(unsorted+"i1e"), bencode.DecodeOptions{Lenient: true, Warn: func(w bencode.Warning) { warnings = append(warnings, w) }}); err != nil ||
+		len(warnings) != 2 || warnings[1] != (bencode.Warning{Kind: bencode.IgnoredData, Offset: int64(len(unsorted)), Len: 3}) {
+		t.Errorf("ignored data: %v, warnings %v", err, warnings)
 	}
 	if want := unsorted[7 : strings.Index(unsorted, "ee8:")+2]; string(m.InfoBytes) != want {
 		t.Errorf("InfoBytes %q", m.InfoBytes)

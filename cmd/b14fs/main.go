@@ -90,7 +90,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer, reg *core.Registry)
 			code = exitData
 		}
 	}()
-	root := newRootCommand(reg, stdio{in, out, errOut})
+	root := newRootCommand(withWarnings(reg, errOut), stdio{in, out, errOut})
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

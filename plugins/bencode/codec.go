@@ -28,6 +28,17 @@ func NewCodec() *Codec {
 	return &Codec{}
 }
 
+// WithWarn returns the codec with its decoding streams reporting to warn what
+// lenient mode accepts although strict mode rejects it (see
+// DecodeOptions.Warn), such as a newline after the value. Options set later
+// with WithOptions keep it. warn is called in the goroutine that reads or
+// writes the stream.
+func (c *Codec) WithWarn(warn func(Warning)) *Codec {
+	n := *c
+	n.opts.Warn = warn
+	return &n
+}
+
 // Name returns "bencode".
 func (c *Codec) Name() string { return codecName }
 
@@ -37,7 +48,7 @@ func (c *Codec) Suffix() string { return ".torrent" }
 // OptionDocs lists the options WithOptions takes.
 func (c *Codec) OptionDocs() []core.OptionDoc {
 	return []core.OptionDoc{
-		{Key: "lenient", Values: []string{"true", "false"}, Usage: "accept unsorted and repeated keys, and values back to back"},
+		{Key: "lenient", Values: []string{"true", "false"}, Usage: "accept unsorted and repeated keys, values back to back and whitespace after a value"},
 		{Key: "depth", Usage: "the nesting limit, N >= 1"},
 	}
 }

@@ -91,6 +91,9 @@ type Scanner struct {
 	err   error  // sticky error
 
 	intAt, intPos int64 // input offsets: an integer token at intAt has digits checked up to intPos
+
+	warnf   func(Warning)
+	spaceAt int64 // input offset of the whitespace being skipped after a value, or -1
 }
 
 // A frame is an open list or dictionary. It holds no pointers, so that
@@ -115,6 +118,8 @@ func (s *Scanner) init(o DecodeOptions, multi bool) {
 	s.maxDepth = o.depth()
 	s.intAt = -1
 	s.long = maxInt
+	s.warnf = o.Warn
+	s.spaceAt = -1
 }
 
 // setData gives s the unscanned input, whose first byte is at input offset
@@ -181,6 +186,9 @@ func (s *Scanner) read(tok *Token) error {
 	if s.err != nil {
 		return s.err
 	}
+	if s.lenient && s.done && len(s.stack) == 0 && s.off < len(s.data) && isSpace(s.data[s.off]) || s.spaceAt >= 0 {
+		s.skipSpace()
+	}
 	if s.off >= len(s.data) {
 		switch {
 		case !s.atEOF:
@@ -230,6 +238,52 @@ func (s *Scanner) read(tok *Token) error {
 		s.valueDone(top)
 	}
 	return err
+}
+
+// skipSpace passes over whitespace after a top-level value (lenient mode),
+// reporting each run once, when it ends: at the next value or at the end of
+// the input.
+func (s *Scanner) skipSpace() {
+	i := s.off
+	for i < len(s.data) && isSpace(s.data[i]) {
+		i++
+	}
+	if s.spaceAt < 0 {
+		s.spaceAt = s.base + int64(s.off)
+	}
+	s.off = i
+	if i < len(s.data) || s.atEOF {
+		s.warn(Warning{Kind: TrailingSpace, Offset: s.spaceAt, Len: s.base + int64(i) - s.spaceAt})
+		s.spaceAt = -1
+	}
+}
+
+// Finish ends a scan that is to hold one top-level value, called after that
+// value's last token. Strictly, it returns nil at the end of the input and
+// else the *SyntaxError for the data that follows. In lenient mode it
+// accepts whitespace and then any data, reporting them to
+// DecodeOptions.Warn, and returns nil: that is how Unmarshal ignores data
+// after the value. Called before the value is complete, it returns an error.
+func (s *Scanner) Finish() error {
+	switch {
+	case s.err != nil:
+		return s.err
+	case !s.done || len(s.stack) > 0:
+		return s.fail(s.off, "Finish before the end of the value")
+	case !s.lenient:
+		if s.off < len(s.data) {
+			return s.fail(s.off, "data after the top-level value")
+		}
+		return nil
+	}
+	if s.off < len(s.data) && isSpace(s.data[s.off]) {
+		s.skipSpace()
+	}
+	if s.off < len(s.data) {
+		s.warn(Warning{Kind: IgnoredData, Offset: s.base + int64(s.off), Len: int64(len(s.data) - s.off)})
+		s.off = len(s.data)
+	}
+	return nil
 }
 
 // top returns the innermost open container, or nil.

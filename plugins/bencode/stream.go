@@ -63,13 +63,15 @@ func (d *Decoder) Decode(v any) error {
 	}
 	o := d.opts
 	o.Copy = true // the buffer is reused
+	// In lenient mode, whitespace after the previous value comes first.
+	start := n - len(bytes.TrimLeft(d.buf[:n], " \t\r\n"))
 	if n >= d.lim.giveAway {
 		// The value shares the buffer, which the Decoder leaves to it.
-		err = o.decodeIn(d.buf[:n:n], d.scan.base, v, true)
+		err = o.decodeIn(d.buf[start:n:n], d.scan.base+int64(start), v, true)
 		rest := d.buf[n:]
 		d.buf = append(make([]byte, 0, max(minRead, len(rest))), rest...)
 	} else {
-		err = o.decode(d.buf[:n], d.scan.base, v)
+		err = o.decode(d.buf[start:n], d.scan.base+int64(start), v)
 		d.buf = d.buf[:copy(d.buf, d.buf[n:])]
 	}
 	d.scan.base += int64(n)
