@@ -196,7 +196,20 @@ func TestTinyLimitsSameOutput(t *testing.T) {
 	codecs := []struct {
 		name string
 		c    core.Codec
-	}{{"strict", NewCodec()}, {"lenient", configured(t, lenient)}}
+	}{{"strict", NewCodec()}, {"lenient", configured(t, lenient)}, {"hex", configured(t, hexBinary)}}
+	// The hex form of some of the JSON, for the hex codec.
+	for _, tt := range hexForms {
+		inputs = append(inputs, input{true, []byte(tt.json)}, input{false, []byte(tt.bencode)})
+	}
+	for _, tt := range jsonForms[:len(jsonForms)/2] {
+		js, _ := reference(codecs[2].c, false, []byte(tt.bencode))
+		inputs = append(inputs, input{true, js})
+	}
+	for _, f := range files[:len(files)/4] {
+		if js, err := reference(codecs[2].c, false, f.data); err == nil {
+			corpusInputs = append(corpusInputs, input{true, js})
+		}
+	}
 	sets := append(tinyLimits, struct {
 		name string
 		lim  limits

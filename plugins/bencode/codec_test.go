@@ -82,7 +82,10 @@ func configured(t *testing.T, opts ...core.Option) core.Codec {
 	return c
 }
 
-var lenient = core.Option{Key: "lenient", Value: "true"}
+var (
+	lenient   = core.Option{Key: "lenient", Value: "true"}
+	hexBinary = core.Option{Key: "binary", Value: "hex"}
+)
 
 // jsonForms pairs bencode with its JSON form, both ways.
 var jsonForms = []struct {
@@ -122,6 +125,64 @@ func TestJSONForm(t *testing.T) {
 		if err != nil || string(back) != tt.bencode {
 			t.Errorf("encode %q: got %q, %v; want %q", tt.json, back, err, tt.bencode)
 		}
+	}
+}
+
+// hexForms pairs bencode with its JSON form under binary=hex, both ways.
+var hexForms = []struct{ bencode, json string }{
+	{"2:\xff\xfe", `"hex:fffe"` + "\n"},
+	{"3:abc", `"abc"` + "\n"},
+	{"0:", `""` + "\n"},
+	{"4:hex:", `"hex:6865783a"` + "\n"},       // text that starts with the prefix
+	{"6:hex:ab", `"hex:6865783a6162"` + "\n"}, // likewise
+	{"9:base64:ab", `"base64:ab"` + "\n"},     // the other form's prefix is text here
+	{"3:hex", `"hex"` + "\n"},                 // shorter than the prefix
+	{"d2:\x00\xffi1e2:\xffai2ee", `{"hex:00ff":1,"hex:ff61":2}` + "\n"},
+	{"20:\x82\x9e\xbc\x8c&\xbe\xc7JW\x9b}\xdcA4u,\xb7\xbc\x91\x87", `"hex:829ebc8c26bec74a579b7ddc4134752cb7bc9187"` + "\n"},
+}
+
+func TestHexForm(t *testing.T) {
+	c := configured(t, hexBinary)
+	for _, tt := range hexForms {
+		got, err := transcode(t, c, false, []byte(tt.bencode))
+		if err != nil || string(got) != tt.json {
+			t.Errorf("decode %q: got %q, %v; want %q", tt.bencode, got, err, tt.json)
+		}
+		back, err := transcode(t, c, true, []byte(tt.json))
+		if err != nil || string(back) != tt.bencode {
+			t.Errorf("encode %q: got %q, %v; want %q", tt.json, back, err, tt.bencode)
+		}
+	}
+	// Either case decodes; errors name the form and the string's offset.
+	for _, tt := range []struct {
+		json, bencode string
+		offset        int64
+	}{
+		{`"hex:FFfe"`, "2:\xff\xfe", -1},
+		{`["hex:abc"]`, "", 1},
+		{`["hex:zz"]`, "", 1},
+		{`"hex:ab\ncd"`, "", 0},
+		{`"hex:ab\r\ncd"`, "", 0},
+		{`"hex:=="`, "", 0},
+		{`"base64:/w=="`, "11:base64:/w==", -1},
+	} {
+		got, err := transcode(t, c, true, []byte(tt.json))
+		if tt.offset < 0 {
+			if err != nil || string(got) != tt.bencode {
+				t.Errorf("encode %q: got %q, %v; want %q", tt.json, got, err, tt.bencode)
+			}
+			continue
+		}
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Offset != tt.offset || !strings.Contains(err.Error(), `invalid hex after "hex:"`) {
+			t.Errorf("encode %q: %v, want invalid hex at %d", tt.json, err, tt.offset)
+		}
+	}
+	if _, err := NewCodec().WithOptions(core.Options{{Key: "binary", Value: "base32"}}); !errors.Is(err, core.ErrBadOptionValue) {
+		t.Errorf("binary=base32: %v", err)
+	}
+	if c, err := NewCodec().WithOptions(core.Options{hexBinary, {Key: "binary", Value: "base64"}}); err != nil || c.(*Codec).binary() != base64Form {
+		t.Errorf("binary=base64 after hex: %v", err)
 	}
 }
 
@@ -359,10 +420,10 @@ var lenientFiles = []string{
 }
 
 func TestCodecCorpus(t *testing.T) {
-	strict, lax := NewCodec(), configured(t, lenient)
+	strict, lax, hexForm := NewCodec(), configured(t, lenient), configured(t, hexBinary)
 	for _, class := range []string{"valid", "edge"} {
 		for _, f := range corpus(t, class) {
-			for _, c := range []core.Codec{strict, lax} {
+			for _, c := range []core.Codec{strict, lax, hexForm} {
 				js, err := transcode(t, c, false, f.data)
 				if err != nil {
 					t.Errorf("%s/%s: %v", class, f.name, err)

@@ -59,7 +59,7 @@ func FuzzJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var warnings []Warning
 		lax := &Codec{opts: DecodeOptions{Lenient: true, Warn: func(w Warning) { warnings = append(warnings, w) }}}
-		for _, c := range []*Codec{NewCodec(), lax} {
+		for _, c := range []*Codec{NewCodec(), lax, {form: hexForm}} {
 			js, err := io.ReadAll(c.NewDecodeReader(bytes.NewReader(data)))
 			if err != nil {
 				continue
