@@ -41,9 +41,7 @@ func (o DecodeOptions) depth() int {
 // NewScanner returns a scanner of data that applies the options.
 func (o DecodeOptions) NewScanner(data []byte) *Scanner {
 	s := new(Scanner)
-	s.init(o, o.Lenient)
-	s.setData(data, 0, true)
-	s.fixed = true
+	s.Reset(o, data)
 	return s
 }
 
@@ -164,12 +162,7 @@ var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
 // release returns d to the pool, keeping its buffers (unless they grew
 // large) and nothing of the input.
 func (d *decodeState) release() {
-	s := &d.scan
-	if cap(s.stack) > 1024 {
-		s.stack = nil
-	}
-	clear(s.stack[:cap(s.stack)])
-	*s = Scanner{stack: s.stack[:0]}
+	d.scan.Reset(DecodeOptions{}, nil)
 	d.data, d.owned = nil, nil
 	d.tape.release()
 	decodeStatePool.Put(d)

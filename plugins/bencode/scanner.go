@@ -111,6 +111,24 @@ func NewScanner(data []byte) *Scanner {
 	return DecodeOptions{}.NewScanner(data)
 }
 
+// Reset makes s a scanner of data that applies the options o, as
+// DecodeOptions.NewScanner makes one, keeping the memory of its stack of
+// open containers (up to maxKeptDepth of them), so that a scanner reused for
+// many inputs allocates nothing. Reset(o, nil) drops s's reference to its
+// previous input.
+func (s *Scanner) Reset(o DecodeOptions, data []byte) {
+	if cap(s.stack) > maxKeptDepth {
+		s.stack = nil
+	}
+	*s = Scanner{stack: s.stack[:0]}
+	s.init(o, o.Lenient)
+	s.setData(data, 0, true)
+	s.fixed = true
+}
+
+// maxKeptDepth is how deep a stack a reused Scanner keeps.
+const maxKeptDepth = 1024
+
 // init sets s's rules; multi accepts several top-level values.
 func (s *Scanner) init(o DecodeOptions, multi bool) {
 	s.lenient = o.Lenient
