@@ -410,13 +410,17 @@ func FuzzTinyLimits(f *testing.F) {
 	for _, s := range chunkJSON {
 		f.Add([]byte(s))
 	}
+	for _, tt := range hexForms {
+		f.Add([]byte(tt.json))
+	}
+	f.Add([]byte(`"hex:` + strings.Repeat("0f", 300) + `"`))
 	f.Fuzz(checkTinyLimits)
 }
 
 // checkTinyLimits checks that every set of tiny limits gives the output
 // and errors of the default ones on data, both ways.
 func checkTinyLimits(t *testing.T, data []byte) {
-	for _, c := range []*Codec{NewCodec(), {opts: DecodeOptions{Lenient: true}}} {
+	for _, c := range []*Codec{NewCodec(), {opts: DecodeOptions{Lenient: true}}, {form: hexForm}} {
 		for _, encode := range []bool{false, true} {
 			want, wantErr := reference(c, encode, data)
 			for _, set := range tinyLimits {
@@ -424,7 +428,7 @@ func checkTinyLimits(t *testing.T, data []byte) {
 				for _, fm := range []form{forms[1], forms[6]} {
 					got, err := fm.run(c, encode, data)
 					if fmt.Sprint(err) != fmt.Sprint(wantErr) || (err == nil && !bytes.Equal(got, want)) {
-						t.Fatalf("%s lenient=%v encode=%v %s: got %q, %v; want %q, %v", set.name, c.opts.Lenient, encode, fm.name, got, err, want, wantErr)
+						t.Fatalf("%s lenient=%v binary=%s encode=%v %s: got %q, %v; want %q, %v", set.name, c.opts.Lenient, c.binary().name, encode, fm.name, got, err, want, wantErr)
 					}
 				}
 			}

@@ -204,7 +204,7 @@ func (s *Scanner) read(tok *Token) error {
 	if s.err != nil {
 		return s.err
 	}
-	if s.lenient && s.done && len(s.stack) == 0 && s.off < len(s.data) && isSpace(s.data[s.off]) || s.spaceAt >= 0 {
+	if len(s.stack) == 0 && s.lenient && s.done {
 		s.skipSpace()
 	}
 	if s.off >= len(s.data) {
@@ -266,6 +266,9 @@ func (s *Scanner) skipSpace() {
 	for i < len(s.data) && isSpace(s.data[i]) {
 		i++
 	}
+	if i == s.off && s.spaceAt < 0 {
+		return // no whitespace
+	}
 	if s.spaceAt < 0 {
 		s.spaceAt = s.base + int64(s.off)
 	}
@@ -294,9 +297,7 @@ func (s *Scanner) Finish() error {
 		}
 		return nil
 	}
-	if s.off < len(s.data) && isSpace(s.data[s.off]) {
-		s.skipSpace()
-	}
+	s.skipSpace()
 	if s.off < len(s.data) {
 		s.warn(Warning{Kind: IgnoredData, Offset: s.base + int64(s.off), Len: int64(len(s.data) - s.off)})
 		s.off = len(s.data)

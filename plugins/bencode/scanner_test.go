@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -246,5 +247,48 @@ func TestScannerCorpus(t *testing.T) {
 		if _, err := tokens(NewScanner(f.data)); err == nil {
 			t.Errorf("malformed/%s: accepted", f.name)
 		}
+	}
+}
+
+func TestScannerReset(t *testing.T) {
+	var s Scanner
+	kinds := func() []Kind {
+		var ks []Kind
+		for {
+			tok, err := s.Next()
+			if err != nil {
+				if err != io.EOF {
+					ks = append(ks, 0)
+				}
+				return ks
+			}
+			ks = append(ks, tok.Kind)
+		}
+	}
+	s.Reset(DecodeOptions{}, []byte("d1:ali1eee"))
+	if got := kinds(); !slices.Equal(got, []Kind{DictStart, Key, ListStart, Integer, End, End}) {
+		t.Errorf("strict: %v", got)
+	}
+	// The options are those given: strictly, unsorted keys are an error;
+	// leniently, so are they not, and values may follow.
+	s.Reset(DecodeOptions{}, []byte("d1:bi1e1:ai2ee"))
+	if got := kinds(); !slices.Equal(got, []Kind{DictStart, Key, Integer, 0}) {
+		t.Errorf("strict, unsorted: %v", got)
+	}
+	s.Reset(DecodeOptions{Lenient: true}, []byte("d1:bi1e1:ai2eei3e"))
+	if got := kinds(); !slices.Equal(got, []Kind{DictStart, Key, Integer, Key, Integer, End, Integer}) {
+		t.Errorf("lenient: %v", got)
+	}
+	// A reused scanner allocates nothing.
+	deep := []byte(strings.Repeat("l", 100) + strings.Repeat("e", 100))
+	if n := testing.AllocsPerRun(10, func() {
+		s.Reset(DecodeOptions{}, deep)
+		for {
+			if _, err := s.Next(); err != nil {
+				break
+			}
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations a reused scan", n)
 	}
 }
