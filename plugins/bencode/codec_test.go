@@ -117,14 +117,20 @@ func TestJSONForm(t *testing.T) {
 		if tt.lenient {
 			c = configured(t, lenient).(*Codec)
 		}
-		got, err := transcode(t, c, false, []byte(tt.bencode))
-		if err != nil || string(got) != tt.json {
-			t.Errorf("decode %q: got %q, %v; want %q", tt.bencode, got, err, tt.json)
-		}
-		back, err := transcode(t, c, true, []byte(tt.json))
-		if err != nil || string(back) != tt.bencode {
-			t.Errorf("encode %q: got %q, %v; want %q", tt.json, back, err, tt.bencode)
-		}
+		bothWays(t, c, tt.bencode, tt.json)
+	}
+}
+
+// bothWays checks that c decodes bencoded to js and encodes js to bencoded.
+func bothWays(t *testing.T, c core.Codec, bencoded, js string) {
+	t.Helper()
+	got, err := transcode(t, c, false, []byte(bencoded))
+	if err != nil || string(got) != js {
+		t.Errorf("decode %q: got %q, %v; want %q", bencoded, got, err, js)
+	}
+	back, err := transcode(t, c, true, []byte(js))
+	if err != nil || string(back) != bencoded {
+		t.Errorf("encode %q: got %q, %v; want %q", js, back, err, bencoded)
 	}
 }
 
@@ -144,14 +150,7 @@ var hexForms = []struct{ bencode, json string }{
 func TestHexForm(t *testing.T) {
 	c := configured(t, hexBinary)
 	for _, tt := range hexForms {
-		got, err := transcode(t, c, false, []byte(tt.bencode))
-		if err != nil || string(got) != tt.json {
-			t.Errorf("decode %q: got %q, %v; want %q", tt.bencode, got, err, tt.json)
-		}
-		back, err := transcode(t, c, true, []byte(tt.json))
-		if err != nil || string(back) != tt.bencode {
-			t.Errorf("encode %q: got %q, %v; want %q", tt.json, back, err, tt.bencode)
-		}
+		bothWays(t, c, tt.bencode, tt.json)
 	}
 	// Either case decodes; errors name the form and the string's offset.
 	for _, tt := range []struct {
