@@ -34,6 +34,7 @@ type Decoder struct {
 	lim  limits
 	buf  []byte // input read and not yet decoded
 	scan Scanner
+	end  int64 // the stream offset just past the last value decoded
 	eof  bool
 	err  error
 }
@@ -76,6 +77,7 @@ func (d *Decoder) Decode(v any) error {
 	}
 	d.scan.base += int64(n)
 	d.scan.data, d.scan.off = d.buf, 0
+	d.end = d.scan.base
 	return err
 }
 
@@ -103,6 +105,13 @@ func (d *Decoder) frame() (int, error) {
 				return 0, err
 			}
 			continue
+		}
+		if len(d.scan.stack) == 0 && d.scan.off > 0 {
+			// What the scanner has passed at the top level, between values,
+			// is whitespace (lenient mode): drop it rather than keep it.
+			d.buf = d.buf[:copy(d.buf, d.buf[d.scan.off:])]
+			d.scan.base += int64(d.scan.off)
+			d.scan.off = 0
 		}
 		var rerr error
 		d.buf, rerr = readMore(d.r, d.buf)
@@ -174,7 +183,7 @@ func (d *Decoder) Buffered() io.Reader {
 
 // InputOffset returns the stream offset just past the last value decoded.
 func (d *Decoder) InputOffset() int64 {
-	return d.scan.base
+	return d.end
 }
 
 // An Encoder writes bencoded values to a stream.

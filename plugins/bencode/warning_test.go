@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -157,5 +158,46 @@ func TestWarningString(t *testing.T) {
 		if got := fmt.Sprint(tt.w); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.w, got, tt.want)
 		}
+	}
+}
+
+// spaces is a reader of n spaces.
+type spaces struct{ n int }
+
+func (r *spaces) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range k {
+		p[i] = ' '
+	}
+	r.n -= k
+	return k, nil
+}
+
+// A Decoder drops the whitespace it skips: a long run of it costs no memory.
+func TestDecoderLongSpace(t *testing.T) {
+	const n = 16 << 20
+	var ws []Warning
+	d := (DecodeOptions{Lenient: true, Warn: collect(&ws)}).NewDecoder(io.MultiReader(strings.NewReader("de"), &spaces{n}, strings.NewReader("i7e"), &spaces{n}))
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Decode(&v); err != nil || v != int64(7) {
+		t.Fatalf("%v, %v", v, err)
+	}
+	if err := d.Decode(&v); err != io.EOF {
+		t.Fatalf("%v, want io.EOF", err)
+	}
+	if want := []Warning{{TrailingSpace, 2, n}, {TrailingSpace, n + 5, n}}; !slices.Equal(ws, want) {
+		t.Errorf("warnings %v, want %v", ws, want)
+	}
+	if c := cap(d.buf); c > 1<<20 {
+		t.Errorf("the buffer grew to %d bytes", c)
+	}
+	if off := d.InputOffset(); off != n+5 {
+		t.Errorf("InputOffset %d, want %d", off, n+5)
 	}
 }
