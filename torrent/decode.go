@@ -107,7 +107,8 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 		return typeError("metainfo", tok, "dictionary")
 	}
 	for {
-		key, v, end, err := d.entry()
+		var v bencode.Token
+		key, end, err := d.entry(&v)
 		if err != nil {
 			return err
 		}
@@ -128,15 +129,14 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 }
 
 // entry reads the next key of a dictionary and the first token of its
-// value; the caller reads the rest of the value. end is true at the end of
-// the dictionary.
-func (d *decoder) entry() (key []byte, v bencode.Token, end bool, err error) {
-	k, err := d.s.Next()
-	if err != nil || k.Kind == bencode.End {
-		return nil, k, err == nil, err
+// value, into *v; the caller reads the rest of the value. end is true at
+// the end of the dictionary.
+func (d *decoder) entry(v *bencode.Token) (key []byte, end bool, err error) {
+	if err := d.s.Scan(v); err != nil || v.Kind == bencode.End {
+		return nil, err == nil, err
 	}
-	v, err = d.s.Next()
-	return k.Value, v, false, err
+	key = v.Value
+	return key, false, d.s.Scan(v)
 }
 
 // finish reads the rest of a value that began with tok in a container at
@@ -213,7 +213,8 @@ func (d *decoder) top(m *MetaInfo, key []byte, v bencode.Token) error {
 		m.Info = Info{}
 		m.Info.off.info = v.Offset
 		for {
-			key, tok, end, err := d.entry()
+			var tok bencode.Token
+			key, end, err := d.entry(&tok)
 			if err != nil {
 				return err
 			}
@@ -334,7 +335,8 @@ func fileField(i int, path []string) string {
 // the properties of a file of the file tree), whose start was just read.
 func (d *decoder) fileDict(f *File, i int) error {
 	for {
-		key, v, end, err := d.entry()
+		var v bencode.Token
+		key, end, err := d.entry(&v)
 		if err != nil || end {
 			return err
 		}
@@ -574,7 +576,8 @@ func (d *decoder) pieceLayers(m *MetaInfo, v bencode.Token) error {
 	}
 	m.PieceLayers = map[string][]byte{}
 	for {
-		key, tok, end, err := d.entry()
+		var tok bencode.Token
+		key, end, err := d.entry(&tok)
 		if err != nil || end {
 			return err
 		}

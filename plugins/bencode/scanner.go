@@ -161,6 +161,12 @@ func (s *Scanner) Next() (Token, error) {
 	return tok, err
 }
 
+// Scan reads the next token into *tok and returns what Next returns with
+// it; callers that read many tokens save copying each.
+func (s *Scanner) Scan(tok *Token) error {
+	return s.read(tok)
+}
+
 // Skip scans past the rest of the value whose first token, just returned by
 // Next, was tok (an Integer, a String, a ListStart or a DictStart), checking
 // it as Next does. It returns the input offset just past the value.

@@ -292,3 +292,21 @@ func TestScannerReset(t *testing.T) {
 		t.Errorf("%v allocations a reused scan", n)
 	}
 }
+
+// Scan gives the tokens and errors Next gives.
+func TestScannerScan(t *testing.T) {
+	for _, in := range []string{"d1:ali1e2:xyee", "i1e", "d1:bi1e1:ai2ee", "l", ""} {
+		a, b := NewScanner([]byte(in)), NewScanner([]byte(in))
+		for {
+			want, wantErr := a.Next()
+			var got Token
+			err := b.Scan(&got)
+			if got.Kind != want.Kind || got.Offset != want.Offset || string(got.Value) != string(want.Value) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("%q: Scan gives %+v, %v; Next %+v, %v", in, got, err, want, wantErr)
+			}
+			if wantErr != nil {
+				break
+			}
+		}
+	}
+}
