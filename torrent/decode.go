@@ -92,7 +92,7 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 	d := decoders.Get().(*decoder)
 	defer func() {
 		// Clear what was used, so that the pool keeps nothing of data.
-		clear(d.fbuf[:d.used])
+		clear(d.fbuf[:max(d.used, len(d.fbuf))])
 		d.scan.Reset(bencode.DecodeOptions{}, nil)
 		*d = decoder{scan: d.scan, vals: d.vals[:0], fbuf: d.fbuf[:0], stack: d.stack[:0], pvals: d.pvals[:0], spans: d.spans[:0]}
 		decoders.Put(d)

@@ -362,3 +362,21 @@ func TestWalk(t *testing.T) {
 		}
 	}
 }
+
+// A Parse that fails part way through a file tree leaves nothing of its
+// input in the decoders' pool.
+func TestParseErrorKeepsNothing(t *testing.T) {
+	root := strings.Repeat("r", 32)
+	in := "d4:infod9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root + "ee1:bd0:d4:attr1:xeee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384eee"
+	if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), "length") {
+		t.Fatalf("got %v, want the missing length", err)
+	}
+	d := decoders.Get().(*decoder)
+	defer decoders.Put(d)
+	for i, f := range d.fbuf[:cap(d.fbuf)] {
+		if f.PiecesRoot != nil || f.Attr != "" {
+			t.Errorf("pooled file %d holds %+v", i, f)
+		}
+	}
+}
