@@ -222,6 +222,13 @@ func TestLenient(t *testing.T) {
 	if want := []bencode.Warning{{Kind: bencode.TrailingSpace, Offset: int64(len(unsorted) - 1), Len: 1}}; !slices.Equal(warnings, want) {
 		t.Errorf("warnings %v, want %v", warnings, want)
 	}
+	// Whitespace before the value is skipped, and reported; the info
+	// bytes are where they are.
+	warnings = nil
+	m2, err := ParseWith([]byte("\r\n"+unsorted), bencode.DecodeOptions{Lenient: true, Warn: func(w bencode.Warning) { warnings = append(warnings, w) }})
+	if err != nil || string(m2.InfoBytes) != string(m.InfoBytes) || len(warnings) != 2 || warnings[0] != (bencode.Warning{Kind: bencode.LeadingSpace, Offset: 0, Len: 2}) {
+		t.Errorf("leading whitespace: %v, warnings %v", err, warnings)
+	}
 	// Data after the value is ignored, and reported.
 	warnings = nil
 	if _, err := ParseWith([]byte(unsorted+"i1e"), bencode.DecodeOptions{Lenient: true, Warn: func(w bencode.Warning) { warnings = append(warnings, w) }}); err != nil ||

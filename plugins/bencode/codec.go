@@ -59,7 +59,7 @@ func (c *Codec) Suffix() string { return ".torrent" }
 // OptionDocs lists the options WithOptions takes.
 func (c *Codec) OptionDocs() []core.OptionDoc {
 	return []core.OptionDoc{
-		{Key: "lenient", Values: []string{"true", "false"}, Usage: "accept unsorted and repeated keys, values back to back and whitespace after a value"},
+		{Key: "lenient", Values: []string{"true", "false"}, Usage: "accept unsorted and repeated keys, values back to back and whitespace around them"},
 		{Key: "depth", Usage: "the nesting limit, N >= 1"},
 		{Key: "binary", Values: []string{"base64", "hex"}, Usage: `the JSON form of strings that are not text: "base64:..." or "hex:..."; encode with the form decoded with`},
 	}
@@ -67,7 +67,7 @@ func (c *Codec) OptionDocs() []core.OptionDoc {
 
 // WithOptions returns the codec configured with opts: lenient=true|false
 // (accept unsorted and repeated keys, and several values one after another,
-// keeping them as they are, and whitespace after a value), depth=N (the
+// keeping them as they are, and whitespace around values), depth=N (the
 // nesting limit, N >= 1) and binary=base64|hex (the JSON form of strings that
 // are not text, in both directions).
 func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {

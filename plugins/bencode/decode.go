@@ -12,10 +12,10 @@ import (
 type DecodeOptions struct {
 	// Lenient accepts dictionary keys that are unsorted or repeated (later
 	// values replace earlier ones in maps and structs; RawMessage keeps the
-	// bytes as they are), whitespace after a top-level value (such as a
-	// final newline), and data after the first top-level value: a Scanner,
-	// a Decoder and the codec go on to the next value, Unmarshal ignores
-	// it. Whitespace and ignored data are reported to Warn.
+	// bytes as they are), whitespace before and after a top-level value
+	// (such as a final newline), and data after the first top-level value:
+	// a Scanner, a Decoder and the codec go on to the next value, Unmarshal
+	// ignores it. Whitespace and ignored data are reported to Warn.
 	Lenient bool
 	// MaxDepth limits how deeply lists and dictionaries nest; 0 means
 	// DefaultMaxDepth.
@@ -26,7 +26,7 @@ type DecodeOptions struct {
 	Copy bool
 	// Warn, if not nil, is called with a Warning for each run of bytes
 	// that lenient mode accepts although strict mode rejects them:
-	// whitespace after a top-level value and data Unmarshal ignores. It is
+	// whitespace outside the top-level values and data Unmarshal ignores. It is
 	// called while decoding, in the decoding goroutine.
 	Warn func(Warning)
 }

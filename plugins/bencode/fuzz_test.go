@@ -87,7 +87,7 @@ func withoutWarned(t *testing.T, data []byte, warnings []Warning) []byte {
 	var out []byte
 	var at int64
 	for _, w := range warnings {
-		if w.Kind != TrailingSpace || w.Offset < at || w.Len <= 0 || w.Offset+w.Len > int64(len(data)) ||
+		if w.Kind != TrailingSpace && w.Kind != LeadingSpace || w.Offset < at || w.Len <= 0 || w.Offset+w.Len > int64(len(data)) ||
 			len(bytes.Trim(data[w.Offset:w.Offset+w.Len], " \t\r\n")) > 0 {
 			t.Fatalf("%q: bad warning %+v", data, w)
 		}

@@ -93,7 +93,7 @@ type Scanner struct {
 	intAt, intPos int64 // input offsets: an integer token at intAt has digits checked up to intPos
 
 	warnf   func(Warning)
-	spaceAt int64 // input offset of the whitespace being skipped after a value, or -1
+	spaceAt int64 // input offset of the whitespace being skipped outside values, or -1
 }
 
 // A frame is an open list or dictionary. It holds no pointers, so that
@@ -210,7 +210,7 @@ func (s *Scanner) read(tok *Token) error {
 	if s.err != nil {
 		return s.err
 	}
-	if len(s.stack) == 0 && s.lenient && s.done {
+	if len(s.stack) == 0 && s.lenient {
 		s.skipSpace()
 	}
 	if s.off >= len(s.data) {
@@ -264,9 +264,9 @@ func (s *Scanner) read(tok *Token) error {
 	return err
 }
 
-// skipSpace passes over whitespace after a top-level value (lenient mode),
-// reporting each run once, when it ends: at the next value or at the end of
-// the input.
+// skipSpace passes over whitespace outside the top-level values (lenient
+// mode), reporting each run once, when it ends: at the next value or at the
+// end of the input.
 func (s *Scanner) skipSpace() {
 	i := s.off
 	for i < len(s.data) && isSpace(s.data[i]) {
@@ -280,7 +280,11 @@ func (s *Scanner) skipSpace() {
 	}
 	s.off = i
 	if i < len(s.data) || s.atEOF {
-		s.warn(Warning{Kind: TrailingSpace, Offset: s.spaceAt, Len: s.base + int64(i) - s.spaceAt})
+		kind := TrailingSpace
+		if !s.done {
+			kind = LeadingSpace
+		}
+		s.warn(Warning{Kind: kind, Offset: s.spaceAt, Len: s.base + int64(i) - s.spaceAt})
 		s.spaceAt = -1
 	}
 }

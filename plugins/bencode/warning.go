@@ -15,6 +15,10 @@ const (
 	// IgnoredData: bytes other than whitespace after the top-level value,
 	// which Unmarshal and Scanner.Finish ignore in lenient mode.
 	IgnoredData
+	// LeadingSpace: whitespace before the first top-level value (or, in a
+	// stream of values, a file of whitespace alone: a stream of no values,
+	// as an empty file is). Lenient mode skips it.
+	LeadingSpace
 )
 
 // A Warning reports input that lenient mode accepted although strict mode
@@ -29,8 +33,11 @@ type Warning struct {
 // "bencode: 1 byte of whitespace after the top-level value at byte offset 2".
 func (w Warning) String() string {
 	what := "of data after the top-level value, ignored,"
-	if w.Kind == TrailingSpace {
+	switch w.Kind {
+	case TrailingSpace:
 		what = "of whitespace after the top-level value"
+	case LeadingSpace:
+		what = "of whitespace before the top-level value"
 	}
 	unit := " bytes "
 	if w.Len == 1 {

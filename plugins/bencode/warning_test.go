@@ -33,9 +33,12 @@ var warnTests = []struct {
 	{"de\nx", 2, []Warning{{TrailingSpace, 2, 1}, {IgnoredData, 3, 1}}, -1, []Warning{{TrailingSpace, 2, 1}}, 3, "{}\n"},
 	{"dexyz", 2, []Warning{{IgnoredData, 2, 3}}, -1, nil, 2, "{}\n"},
 	{"le  le", 2, []Warning{{TrailingSpace, 2, 2}, {IgnoredData, 4, 2}}, -1, []Warning{{TrailingSpace, 2, 2}}, -1, "[]\n[]\n"},
-	// Whitespace is skipped only after a value, never before the first or inside one.
-	{"\nde", 0, nil, 0, nil, 0, ""},
-	{" ", 0, nil, 0, nil, 0, ""},
+	// Before the first value too (whitespace alone is a stream of no values),
+	// but never inside one.
+	{"\nde", 0, []Warning{{LeadingSpace, 0, 1}}, -1, []Warning{{LeadingSpace, 0, 1}}, -1, "{}\n"},
+	{" \r\n i1e\n", 0, []Warning{{LeadingSpace, 0, 4}, {TrailingSpace, 7, 1}}, -1,
+		[]Warning{{LeadingSpace, 0, 4}, {TrailingSpace, 7, 1}}, -1, "1\n"},
+	{" ", 0, []Warning{{LeadingSpace, 0, 1}}, 1, []Warning{{LeadingSpace, 0, 1}}, -1, ""},
 	{"l\ne", 1, nil, 1, nil, 1, ""},
 	{"d1:a i1ee", 4, nil, 4, nil, 4, ""},
 }
@@ -154,6 +157,7 @@ func TestWarningString(t *testing.T) {
 		{Warning{TrailingSpace, 2, 1}, "bencode: 1 byte of whitespace after the top-level value at byte offset 2"},
 		{Warning{TrailingSpace, 10, 3}, "bencode: 3 bytes of whitespace after the top-level value at byte offset 10"},
 		{Warning{IgnoredData, 4, 4}, "bencode: 4 bytes of data after the top-level value, ignored, at byte offset 4"},
+		{Warning{LeadingSpace, 0, 1}, "bencode: 1 byte of whitespace before the top-level value at byte offset 0"},
 	} {
 		if got := fmt.Sprint(tt.w); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.w, got, tt.want)
