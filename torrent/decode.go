@@ -2,7 +2,6 @@ package torrent
 
 import (
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,8 +16,9 @@ func Parse(data []byte) (*MetaInfo, error) {
 }
 
 // ParseWith decodes a .torrent file with the bencode options o (Lenient
-// accepts unsorted and repeated keys and ignores data after the value;
-// MaxDepth limits nesting; Copy, below) and checks it:
+// accepts unsorted and repeated keys and ignores data after the value,
+// reporting that and whitespace after it to Warn; MaxDepth limits nesting;
+// Copy, below) and checks it:
 //
 //   - the top level and "info" are dictionaries, and "info" has a name and
 //     a positive piece length (for v2, a power of two of 16 KiB or more);
@@ -64,15 +64,27 @@ const maxElemsPerByte = 2
 // decoder holds the state of one Parse.
 type decoder struct {
 	s     *bencode.Scanner
+	scan  bencode.Scanner // what s points to, kept with its stack in the pool
 	data  []byte
-	vals  [][]byte                  // for strings
-	fbuf  []File                    // for files and tree, which copy them out at the end
-	pvals [][]byte                  // the path elements of the files of fbuf
-	spans [][2]int                  // the elements of pvals of each file of fbuf's path
-	used  struct{ fbuf, pvals int } // the most of fbuf and pvals used
-	stack [][]byte                  // the path of the file tree directory being read
-	elems int                       // path elements the file tree may still make
+	vals  []span   // for strings
+	fbuf  []File   // for files and tree, which copy them out at the end
+	used  int      // the most of fbuf used
+	pvals []span   // the path elements of the files of fbuf
+	spans [][2]int // the elements of pvals of each file of fbuf's path
+	stack []span   // the path of the file tree directory being read
+	elems int      // path elements the file tree may still make
 }
+
+// A span is where a string's bytes are in the input. The decoder's buffers
+// hold spans rather than slices, so that they hold no pointers: filling them
+// costs no write barriers, and the pool keeps nothing of the input.
+type span struct{ off, n int }
+
+// spanOf returns the place of b, a slice of d.data, in d.data.
+func (d *decoder) spanOf(b []byte) span { return span{cap(d.data) - cap(b), len(b)} }
+
+// bytesOf returns the bytes at sp.
+func (d *decoder) bytesOf(sp span) []byte { return d.data[sp.off : sp.off+sp.n] }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
@@ -80,14 +92,13 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 	d := decoders.Get().(*decoder)
 	defer func() {
 		// Clear what was used, so that the pool keeps nothing of data.
-		clear(d.fbuf[:d.used.fbuf])
-		clear(d.pvals[:d.used.pvals])
-		clear(d.vals[:cap(d.vals)])
-		clear(d.stack[:cap(d.stack)])
-		*d = decoder{vals: d.vals[:0], fbuf: d.fbuf[:0], stack: d.stack[:0], pvals: d.pvals[:0], spans: d.spans[:0]}
+		clear(d.fbuf[:max(d.used, len(d.fbuf))])
+		d.scan.Reset(bencode.DecodeOptions{}, nil)
+		*d = decoder{scan: d.scan, vals: d.vals[:0], fbuf: d.fbuf[:0], stack: d.stack[:0], pvals: d.pvals[:0], spans: d.spans[:0]}
 		decoders.Put(d)
 	}()
-	d.s, d.data, d.elems = o.NewScanner(data), data, maxElemsPerByte*len(data)+1024
+	d.scan.Reset(o, data)
+	d.s, d.data, d.elems = &d.scan, data, maxElemsPerByte*len(data)+1024
 	tok, err := d.s.Next()
 	if err != nil {
 		return err
@@ -96,7 +107,8 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 		return typeError("metainfo", tok, "dictionary")
 	}
 	for {
-		key, v, end, err := d.entry()
+		var v bencode.Token
+		key, end, err := d.entry(&v)
 		if err != nil {
 			return err
 		}
@@ -107,10 +119,8 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 			return err
 		}
 	}
-	if !o.Lenient {
-		if _, err := d.s.Next(); err != io.EOF {
-			return err
-		}
+	if err := d.s.Finish(); err != nil {
+		return err
 	}
 	if m.has&hasInfo == 0 {
 		return &Error{"info", tok.Offset, "missing"}
@@ -119,15 +129,14 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 }
 
 // entry reads the next key of a dictionary and the first token of its
-// value; the caller reads the rest of the value. end is true at the end of
-// the dictionary.
-func (d *decoder) entry() (key []byte, v bencode.Token, end bool, err error) {
-	k, err := d.s.Next()
-	if err != nil || k.Kind == bencode.End {
-		return nil, k, err == nil, err
+// value, into *v; the caller reads the rest of the value. end is true at
+// the end of the dictionary.
+func (d *decoder) entry(v *bencode.Token) (key []byte, end bool, err error) {
+	if err := d.s.Scan(v); err != nil || v.Kind == bencode.End {
+		return nil, err == nil, err
 	}
-	v, err = d.s.Next()
-	return k.Value, v, false, err
+	key = v.Value
+	return key, false, d.s.Scan(v)
 }
 
 // finish reads the rest of a value that began with tok in a container at
@@ -204,7 +213,8 @@ func (d *decoder) top(m *MetaInfo, key []byte, v bencode.Token) error {
 		m.Info = Info{}
 		m.Info.off.info = v.Offset
 		for {
-			key, tok, end, err := d.entry()
+			var tok bencode.Token
+			key, end, err := d.entry(&tok)
 			if err != nil {
 				return err
 			}
@@ -284,7 +294,7 @@ func (d *decoder) files(in *Info, v bencode.Token) error {
 	}
 	files := d.fbuf[:0]
 	d.pvals, d.spans = d.pvals[:0], d.spans[:0]
-	defer func() { d.fbuf = files[:0] }()
+	defer func() { d.fbuf, d.used = files[:0], max(d.used, len(files)) }()
 	for i := 0; ; i++ {
 		tok, err := d.s.Next()
 		if err != nil {
@@ -325,7 +335,8 @@ func fileField(i int, path []string) string {
 // the properties of a file of the file tree), whose start was just read.
 func (d *decoder) fileDict(f *File, i int) error {
 	for {
-		key, v, end, err := d.entry()
+		var v bencode.Token
+		key, end, err := d.entry(&v)
 		if err != nil || end {
 			return err
 		}
@@ -393,7 +404,7 @@ func (d *decoder) tree(in *Info, v bencode.Token) error {
 		return err
 	}
 	in.FileTree = d.paths(d.fbuf)
-	d.fbuf = d.fbuf[:0]
+	d.fbuf, d.used = d.fbuf[:0], max(d.used, len(d.fbuf))
 	return nil
 }
 
@@ -416,7 +427,7 @@ func (d *decoder) dir(in *Info, v bencode.Token, first *bencode.Token) error {
 		if len(k.Value) == 0 {
 			return &Error{d.treeField(), k.Offset, "a directory entry with an empty name"}
 		}
-		d.stack = append(d.stack, k.Value)
+		d.stack = append(d.stack, d.spanOf(k.Value))
 		if err := d.node(in); err != nil {
 			return err
 		}
@@ -481,29 +492,15 @@ func (d *decoder) node(in *Info) error {
 func (d *decoder) treeField() string {
 	p := make([]string, len(d.stack))
 	for i, e := range d.stack {
-		p[i] = string(e)
+		p[i] = string(d.bytesOf(e))
 	}
 	return treeField(p)
 }
 
-// paths returns a copy of files with their paths, as pvals and spans
-// hold them, made: all path elements share one string and one slice.
+// paths returns a copy of files with their paths, as pvals and spans hold
+// them, made: all path elements share one string and one slice.
 func (d *decoder) paths(files []File) []File {
-	d.used.fbuf = max(d.used.fbuf, len(files))
-	d.used.pvals = max(d.used.pvals, len(d.pvals))
-	n := 0
-	for _, v := range d.pvals {
-		n += len(v)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, v := range d.pvals {
-		b.Write(v)
-	}
-	all, elems := b.String(), make([]string, len(d.pvals))
-	for i, v := range d.pvals {
-		elems[i], all = all[:len(v)], all[len(v):]
-	}
+	elems := d.strs(d.pvals)
 	out := append(make([]File, 0, len(files)), files...)
 	for i, sp := range d.spans {
 		if sp[0] >= 0 {
@@ -511,6 +508,25 @@ func (d *decoder) paths(files []File) []File {
 		}
 	}
 	return out
+}
+
+// strs returns the strings at spans, all of whose bytes share one
+// allocation.
+func (d *decoder) strs(spans []span) []string {
+	n := 0
+	for _, sp := range spans {
+		n += sp.n
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, sp := range spans {
+		b.Write(d.bytesOf(sp))
+	}
+	all, list := b.String(), make([]string, len(spans))
+	for i, sp := range spans {
+		list[i], all = all[:sp.n], all[sp.n:]
+	}
+	return list
 }
 
 // pathVals appends the elements of a list of strings to pvals.
@@ -527,7 +543,7 @@ func (d *decoder) pathVals(v bencode.Token) error {
 		case bencode.End:
 			return nil
 		case bencode.String:
-			d.pvals = append(d.pvals, tok.Value)
+			d.pvals = append(d.pvals, d.spanOf(tok.Value))
 		default:
 			return errMistyped
 		}
@@ -560,7 +576,8 @@ func (d *decoder) pieceLayers(m *MetaInfo, v bencode.Token) error {
 	}
 	m.PieceLayers = map[string][]byte{}
 	for {
-		key, tok, end, err := d.entry()
+		var tok bencode.Token
+		key, end, err := d.entry(&tok)
 		if err != nil || end {
 			return err
 		}
@@ -602,7 +619,7 @@ func (d *decoder) strings(v bencode.Token) ([]string, error) {
 	if v.Kind != bencode.ListStart {
 		return nil, errMistyped
 	}
-	vals, n := d.vals[:0], 0
+	vals := d.vals[:0]
 	defer func() { d.vals = vals[:0] }()
 	for {
 		tok, err := d.s.Next()
@@ -611,19 +628,9 @@ func (d *decoder) strings(v bencode.Token) ([]string, error) {
 		}
 		switch tok.Kind {
 		case bencode.End:
-			var b strings.Builder
-			b.Grow(n)
-			for _, v := range vals {
-				b.Write(v)
-			}
-			all, list := b.String(), make([]string, len(vals))
-			for i, v := range vals {
-				list[i], all = all[:len(v)], all[len(v):]
-			}
-			return list, nil
+			return d.strs(vals), nil
 		case bencode.String:
-			vals = append(vals, tok.Value)
-			n += len(tok.Value)
+			vals = append(vals, d.spanOf(tok.Value))
 		default:
 			return nil, errMistyped
 		}

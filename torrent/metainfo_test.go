@@ -211,12 +211,29 @@ func TestLenient(t *testing.T) {
 	if _, err := Parse([]byte(unsorted)); err == nil {
 		t.Fatal("strict Parse accepts unsorted keys")
 	}
-	m, err := ParseWith([]byte(unsorted), bencode.DecodeOptions{Lenient: true})
+	var warnings []bencode.Warning
+	m, err := ParseWith([]byte(unsorted), bencode.DecodeOptions{Lenient: true, Warn: func(w bencode.Warning) { warnings = append(warnings, w) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Announce != "x" || m.Info.Length != 5 {
 		t.Errorf("%+v", m)
+	}
+	if want := []bencode.Warning{{Kind: bencode.TrailingSpace, Offset: int64(len(unsorted) - 1), Len: 1}}; !slices.Equal(warnings, want) {
+		t.Errorf("warnings %v, want %v", warnings, want)
+	}
+	// Whitespace before the value is skipped, and reported; the info
+	// bytes are where they are.
+	warnings = nil
+	m2, err := ParseWith([]byte("\r\n"+unsorted), bencode.DecodeOptions{Lenient: true, Warn: func(w bencode.Warning) { warnings = append(warnings, w) }})
+	if err != nil || string(m2.InfoBytes) != string(m.InfoBytes) || len(warnings) != 2 || warnings[0] != (bencode.Warning{Kind: bencode.LeadingSpace, Offset: 0, Len: 2}) {
+		t.Errorf("leading whitespace: %v, warnings %v", err, warnings)
+	}
+	// Data after the value is ignored, and reported.
+	warnings = nil
+	if _, err := ParseWith([]byte(unsorted+"i1e"), bencode.DecodeOptions{Lenient: true, Warn: func(w bencode.Warning) { warnings = append(warnings, w) }}); err != nil ||
+		len(warnings) != 2 || warnings[1] != (bencode.Warning{Kind: bencode.IgnoredData, Offset: int64(len(unsorted)), Len: 3}) {
+		t.Errorf("ignored data: %v, warnings %v", err, warnings)
 	}
 	if want := unsorted[7 : strings.Index(unsorted, "ee8:")+2]; string(m.InfoBytes) != want {
 		t.Errorf("InfoBytes %q", m.InfoBytes)
@@ -349,6 +366,24 @@ func TestWalk(t *testing.T) {
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s:\n got %v\nwant %v", tt.file, got, tt.want)
+		}
+	}
+}
+
+// A Parse that fails part way through a file tree leaves nothing of its
+// input in the decoders' pool.
+func TestParseErrorKeepsNothing(t *testing.T) {
+	root := strings.Repeat("r", 32)
+	in := "d4:infod9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root + "ee1:bd0:d4:attr1:xeee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384eee"
+	if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), "length") {
+		t.Fatalf("got %v, want the missing length", err)
+	}
+	d := decoders.Get().(*decoder)
+	defer decoders.Put(d)
+	for i, f := range d.fbuf[:cap(d.fbuf)] {
+		if f.PiecesRoot != nil || f.Attr != "" {
+			t.Errorf("pooled file %d holds %+v", i, f)
 		}
 	}
 }

@@ -45,7 +45,7 @@ A file that is not valid exits 1 with the byte offset where it went wrong.`,
 			return usageError{errors.New("torrent: no subcommand given (show, infohash, magnet, verify)")}
 		},
 	}
-	cmd.PersistentFlags().BoolVar(&lenient, "lenient", false, "accept unsorted and repeated keys and data after the value")
+	cmd.PersistentFlags().BoolVar(&lenient, "lenient", false, "accept unsorted and repeated keys and data after the value (reported on standard error)")
 	load := func(a []string) (*torrent.MetaInfo, string, error) {
 		name := "-"
 		if len(a) > 0 {
@@ -181,7 +181,7 @@ func loadTorrent(std stdio, name string, lenient bool) (*torrent.MetaInfo, error
 	if len(data) > maxTorrentSize {
 		return nil, fmt.Errorf("%s: larger than %d MiB: not a torrent file", name, maxTorrentSize>>20)
 	}
-	m, err := torrent.ParseWith(data, bencode.DecodeOptions{Lenient: lenient})
+	m, err := torrent.ParseWith(data, bencode.DecodeOptions{Lenient: lenient, Warn: warner(std.err, name)})
 	if err != nil {
 		return nil, torrentDataError(name, err)
 	}

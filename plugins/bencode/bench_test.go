@@ -28,18 +28,51 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// BenchmarkUnmarshalAny decodes the corpus into any, and measures its
+// stages apart: stage=scan runs the scanner Unmarshal runs (checking
+// everything), stage=tape also records the values (the first pass of
+// decoding into any), stage=all is Unmarshal, which then builds them. all
+// less tape is the time building takes: making the maps (BenchmarkFloor in
+// bench/ measures that alone), the lists and the boxed values.
 func BenchmarkUnmarshalAny(b *testing.B) {
 	files := corpus(b, "valid")
-	b.SetBytes(corpusSize(files))
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, f := range files {
-			var v any
-			if err := Unmarshal(f.data, &v); err != nil {
-				b.Fatal(err)
+	for _, stage := range []string{"scan", "tape", "all"} {
+		b.Run("stage="+stage, func(b *testing.B) {
+			b.SetBytes(corpusSize(files))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, f := range files {
+					if err := unmarshalStage(stage, f.data); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
-		}
+		})
 	}
+}
+
+// unmarshalStage runs Unmarshal of data into any up to stage (see
+// BenchmarkUnmarshalAny).
+func unmarshalStage(stage string, data []byte) error {
+	if stage == "all" {
+		var v any
+		return Unmarshal(data, &v)
+	}
+	d := decodeStatePool.Get().(*decodeState)
+	defer d.release()
+	d.data = data
+	d.scan.init(DecodeOptions{}, false)
+	d.scan.setData(data, 0, true)
+	d.scan.fixed = true
+	tok, err := d.scan.Next()
+	if err != nil {
+		return err
+	}
+	if stage == "tape" {
+		return d.tape.record(d, tok)
+	}
+	_, err = d.scan.Skip(tok)
+	return err
 }
 
 func BenchmarkMarshalAny(b *testing.B) {

@@ -196,7 +196,20 @@ func TestTinyLimitsSameOutput(t *testing.T) {
 	codecs := []struct {
 		name string
 		c    core.Codec
-	}{{"strict", NewCodec()}, {"lenient", configured(t, lenient)}}
+	}{{"strict", NewCodec()}, {"lenient", configured(t, lenient)}, {"hex", configured(t, hexBinary)}}
+	// The hex form of some of the JSON, for the hex codec.
+	for _, tt := range hexForms {
+		inputs = append(inputs, input{true, []byte(tt.json)}, input{false, []byte(tt.bencode)})
+	}
+	for _, tt := range jsonForms[:len(jsonForms)/2] {
+		js, _ := reference(codecs[2].c, false, []byte(tt.bencode))
+		inputs = append(inputs, input{true, js})
+	}
+	for _, f := range files[:len(files)/4] {
+		if js, err := reference(codecs[2].c, false, f.data); err == nil {
+			corpusInputs = append(corpusInputs, input{true, js})
+		}
+	}
 	sets := append(tinyLimits, struct {
 		name string
 		lim  limits
@@ -397,13 +410,17 @@ func FuzzTinyLimits(f *testing.F) {
 	for _, s := range chunkJSON {
 		f.Add([]byte(s))
 	}
+	for _, tt := range hexForms {
+		f.Add([]byte(tt.json))
+	}
+	f.Add([]byte(`"hex:` + strings.Repeat("0f", 300) + `"`))
 	f.Fuzz(checkTinyLimits)
 }
 
 // checkTinyLimits checks that every set of tiny limits gives the output
 // and errors of the default ones on data, both ways.
 func checkTinyLimits(t *testing.T, data []byte) {
-	for _, c := range []*Codec{NewCodec(), {opts: DecodeOptions{Lenient: true}}} {
+	for _, c := range []*Codec{NewCodec(), {opts: DecodeOptions{Lenient: true}}, {form: hexForm}} {
 		for _, encode := range []bool{false, true} {
 			want, wantErr := reference(c, encode, data)
 			for _, set := range tinyLimits {
@@ -411,7 +428,7 @@ func checkTinyLimits(t *testing.T, data []byte) {
 				for _, fm := range []form{forms[1], forms[6]} {
 					got, err := fm.run(c, encode, data)
 					if fmt.Sprint(err) != fmt.Sprint(wantErr) || (err == nil && !bytes.Equal(got, want)) {
-						t.Fatalf("%s lenient=%v encode=%v %s: got %q, %v; want %q, %v", set.name, c.opts.Lenient, encode, fm.name, got, err, want, wantErr)
+						t.Fatalf("%s lenient=%v binary=%s encode=%v %s: got %q, %v; want %q, %v", set.name, c.opts.Lenient, c.binary().name, encode, fm.name, got, err, want, wantErr)
 					}
 				}
 			}

@@ -24,6 +24,13 @@ func TestCodecContract(t *testing.T) {
 	t.Run("lenient", func(t *testing.T) {
 		codectest.TestCodec(t, lenient, lenientInputs...)
 	})
+	hex, err := core.Configure(bencode.NewCodec(), core.Options{{Key: "binary", Value: "hex"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("hex", func(t *testing.T) {
+		codectest.TestCodec(t, hex, append(inputs, []byte(`{"hex:00ff":"hex:829ebc8c","x":["hex:ff"]}`+"\n"))...)
+	})
 
 	// The same with limits that make every string long, so that it is
 	// transcoded in pieces and spooled (see limits in spill.go), with a

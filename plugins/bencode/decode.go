@@ -1,7 +1,6 @@
 package bencode
 
 import (
-	"io"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -13,8 +12,10 @@ import (
 type DecodeOptions struct {
 	// Lenient accepts dictionary keys that are unsorted or repeated (later
 	// values replace earlier ones in maps and structs; RawMessage keeps the
-	// bytes as they are) and data after the first top-level value: a Scanner
-	// goes on to the next value, Unmarshal ignores it.
+	// bytes as they are), whitespace before and after a top-level value
+	// (such as a final newline), and data after the first top-level value:
+	// a Scanner, a Decoder and the codec go on to the next value, Unmarshal
+	// ignores it. Whitespace and ignored data are reported to Warn.
 	Lenient bool
 	// MaxDepth limits how deeply lists and dictionaries nest; 0 means
 	// DefaultMaxDepth.
@@ -23,6 +24,11 @@ type DecodeOptions struct {
 	// copy of its input instead of the input itself, so that the caller may
 	// reuse the input (such as a network buffer) afterwards.
 	Copy bool
+	// Warn, if not nil, is called with a Warning for each run of bytes
+	// that lenient mode accepts although strict mode rejects them:
+	// whitespace outside the top-level values and data Unmarshal ignores. It is
+	// called while decoding, in the decoding goroutine.
+	Warn func(Warning)
 }
 
 func (o DecodeOptions) depth() int {
@@ -35,9 +41,7 @@ func (o DecodeOptions) depth() int {
 // NewScanner returns a scanner of data that applies the options.
 func (o DecodeOptions) NewScanner(data []byte) *Scanner {
 	s := new(Scanner)
-	s.init(o, o.Lenient)
-	s.setData(data, 0, true)
-	s.fixed = true
+	s.Reset(o, data)
 	return s
 }
 
@@ -140,13 +144,7 @@ func (o DecodeOptions) decodeIn(data []byte, base int64, v any, own bool) error 
 	if err != nil {
 		return err
 	}
-	if o.Lenient {
-		return nil
-	}
-	if _, err := d.scan.Next(); err != io.EOF {
-		return err
-	}
-	return nil
+	return d.scan.Finish()
 }
 
 // decodeState decodes one value from data.
@@ -164,12 +162,7 @@ var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
 // release returns d to the pool, keeping its buffers (unless they grew
 // large) and nothing of the input.
 func (d *decodeState) release() {
-	s := &d.scan
-	if cap(s.stack) > 1024 {
-		s.stack = nil
-	}
-	clear(s.stack[:cap(s.stack)])
-	*s = Scanner{stack: s.stack[:0]}
+	d.scan.Reset(DecodeOptions{}, nil)
 	d.data, d.owned = nil, nil
 	d.tape.release()
 	decodeStatePool.Put(d)

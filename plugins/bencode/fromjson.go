@@ -3,7 +3,6 @@ package bencode
 import (
 	"bytes"
 	"cmp"
-	"encoding/base64"
 	"encoding/binary"
 	"io"
 	"slices"
@@ -25,6 +24,7 @@ import (
 // and they are copied out, a piece at a time, when held is written out.
 type toBencode struct {
 	opts  DecodeOptions
+	form  *binaryForm // of strings that are not text
 	lim   limits
 	scan  jsonScanner
 	held  []byte
@@ -35,7 +35,7 @@ type toBencode struct {
 	segs  []segment // where they are in spool; a mark in held stands for each
 	long  jsonLong  // the long string or number being read
 	flush flushState
-	buf   []byte // decoded base64; a key from the spool
+	buf   []byte // decoded binary text; a key from the spool
 	buf2  []byte // another key from the spool
 	ioErr error  // a spool error met while sorting
 }
@@ -73,8 +73,8 @@ type entry struct {
 	offset  int64 // the key's input offset
 }
 
-func newToBencode(o DecodeOptions) *toBencode {
-	t := &toBencode{opts: o, lim: limitsNow}
+func newToBencode(o DecodeOptions, form *binaryForm) *toBencode {
+	t := &toBencode{opts: o, form: form, lim: limitsNow}
 	t.spool.init(t.lim)
 	t.reset()
 	return t
@@ -281,18 +281,18 @@ func (t *toBencode) longStep() error {
 	case l.badEsc >= 0:
 		return t.scan.failAt(l.badEsc, "invalid escape in string")
 	}
-	if l.mode == 0 { // shorter than binaryPrefix
+	if l.mode == 0 { // shorter than the prefix
 		if err := t.spool.write(l.head[:l.headN]); err != nil {
 			return err
 		}
 	}
 	if l.mode == 'b' && !l.b64bad {
-		if err := t.base64Piece(true); err != nil {
+		if err := t.binaryPiece(true); err != nil {
 			return err
 		}
 	}
 	if l.b64bad {
-		return t.scan.failAt(l.start, "invalid base64 after %q", binaryPrefix)
+		return t.badBinary(l.start)
 	}
 	if l.kind == Key {
 		if !t.opts.Lenient {
@@ -308,22 +308,30 @@ func (t *toBencode) longStep() error {
 	return nil
 }
 
+// badBinary reports the string at input offset start, whose text after the
+// binary form's prefix is not in its encoding.
+func (t *toBencode) badBinary(start int64) error {
+	return t.scan.failAt(start, "invalid %s after %q", t.form.name, t.form.prefix)
+}
+
 // longBytes takes the next decoded bytes p of a long string: text goes to
-// the spool, and so does what base64 after binaryPrefix stands for.
+// the spool, and so does what the binary form's text after its prefix
+// stands for.
 func (t *toBencode) longBytes(p []byte) error {
 	l := &t.long
 	if l.mode == 0 {
-		k := copy(l.head[l.headN:], p)
+		head := l.head[:len(t.form.prefix)]
+		k := copy(head[l.headN:], p)
 		l.headN += k
 		p = p[k:]
-		if l.headN < len(l.head) {
+		if l.headN < len(head) {
 			return nil
 		}
-		if string(l.head[:]) == binaryPrefix {
+		if string(head) == t.form.prefix {
 			l.mode = 'b'
 		} else {
 			l.mode = 't'
-			if err := t.spool.write(l.head[:]); err != nil {
+			if err := t.spool.write(head); err != nil {
 				return err
 			}
 		}
@@ -334,36 +342,37 @@ func (t *toBencode) longBytes(p []byte) error {
 	if l.b64bad {
 		return nil
 	}
-	for len(p) > 0 { // base64 decoding ignores CR and LF
+	for len(p) > 0 && t.form.lineBreaks { // (base64 decoding ignores CR and LF)
 		i := bytes.IndexAny(p, "\r\n")
 		if i < 0 {
-			l.b64 = append(l.b64, p...)
 			break
 		}
 		l.b64 = append(l.b64, p[:i]...)
 		p = p[i+1:]
 	}
+	l.b64 = append(l.b64, p...)
 	if len(l.b64) <= t.lim.drainChunk {
 		return nil
 	}
-	return t.base64Piece(false)
+	return t.binaryPiece(false)
 }
 
-// base64Piece decodes the base64 text of a long string kept so far into
-// the spool: all of it at the end of the string, else all but the last
-// quantum of 4 characters (the only one that may hold padding).
-func (t *toBencode) base64Piece(end bool) error {
+// binaryPiece decodes the binary text of a long string kept so far into the
+// spool: all of it at the end of the string, else all but the last quantum
+// (the only one that may hold padding).
+func (t *toBencode) binaryPiece(end bool) error {
 	l := &t.long
 	m := len(l.b64)
 	if !end {
-		m = (m - 1) / 4 * 4
-		if bytes.IndexByte(l.b64[:m], '=') >= 0 {
+		q := t.form.quantum
+		m = (m - 1) / q * q
+		if t.form.padding != 0 && bytes.IndexByte(l.b64[:m], t.form.padding) >= 0 {
 			l.b64bad = true
 			return nil
 		}
 	}
 	var err error
-	if t.buf, err = base64.StdEncoding.Strict().AppendDecode(t.buf[:0], l.b64[:m]); err != nil {
+	if t.buf, err = t.form.decode(t.buf[:0], l.b64[:m]); err != nil {
 		l.b64bad = true
 		return nil
 	}
@@ -409,10 +418,10 @@ func (t *toBencode) token(tok Token) error {
 // str appends the bencoded string a JSON string stands for.
 func (t *toBencode) str(tok Token) error {
 	b := tok.Value
-	if bytes.HasPrefix(b, []byte(binaryPrefix)) {
+	if bytes.HasPrefix(b, []byte(t.form.prefix)) {
 		var err error
-		if t.tmp, err = base64.StdEncoding.Strict().AppendDecode(t.tmp[:0], b[len(binaryPrefix):]); err != nil {
-			return t.scan.fail(int(tok.Offset-t.scan.base), "invalid base64 after %q", binaryPrefix)
+		if t.tmp, err = t.form.decode(t.tmp[:0], b[len(t.form.prefix):]); err != nil {
+			return t.badBinary(tok.Offset)
 		}
 		b = t.tmp
 	}

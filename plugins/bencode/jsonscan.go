@@ -304,10 +304,10 @@ type jsonLong struct {
 	// A string:
 	utf8   utf8State // its raw bytes, so far
 	badEsc int64     // input offset of its first invalid escape, or -1
-	head   [len(binaryPrefix)]byte
+	head   [maxPrefix]byte
 	headN  int    // head holds its first headN decoded bytes
-	mode   byte   // 0 before headN reaches len(head), then 't' (text) or 'b' (base64)
-	b64    []byte // base64 text not decoded yet
+	mode   byte   // 0 before headN reaches the length of the binary form's prefix, then 't' (text) or 'b' (binary)
+	b64    []byte // binary text not decoded yet
 	b64bad bool
 	segOff int64 // where its bytes start in the spool
 }

@@ -91,6 +91,9 @@ type Scanner struct {
 	err   error  // sticky error
 
 	intAt, intPos int64 // input offsets: an integer token at intAt has digits checked up to intPos
+
+	warnf   func(Warning)
+	spaceAt int64 // input offset of the whitespace being skipped outside values, or -1
 }
 
 // A frame is an open list or dictionary. It holds no pointers, so that
@@ -108,6 +111,24 @@ func NewScanner(data []byte) *Scanner {
 	return DecodeOptions{}.NewScanner(data)
 }
 
+// Reset makes s a scanner of data that applies the options o, as
+// DecodeOptions.NewScanner makes one, keeping the memory of its stack of
+// open containers (up to maxKeptDepth of them), so that a scanner reused for
+// many inputs allocates nothing. Reset(o, nil) drops s's reference to its
+// previous input.
+func (s *Scanner) Reset(o DecodeOptions, data []byte) {
+	if cap(s.stack) > maxKeptDepth {
+		s.stack = nil
+	}
+	*s = Scanner{stack: s.stack[:0]}
+	s.init(o, o.Lenient)
+	s.setData(data, 0, true)
+	s.fixed = true
+}
+
+// maxKeptDepth is how deep a stack a reused Scanner keeps.
+const maxKeptDepth = 1024
+
 // init sets s's rules; multi accepts several top-level values.
 func (s *Scanner) init(o DecodeOptions, multi bool) {
 	s.lenient = o.Lenient
@@ -115,6 +136,8 @@ func (s *Scanner) init(o DecodeOptions, multi bool) {
 	s.maxDepth = o.depth()
 	s.intAt = -1
 	s.long = maxInt
+	s.warnf = o.Warn
+	s.spaceAt = -1
 }
 
 // setData gives s the unscanned input, whose first byte is at input offset
@@ -136,6 +159,12 @@ func (s *Scanner) Next() (Token, error) {
 	var tok Token
 	err := s.read(&tok)
 	return tok, err
+}
+
+// Scan reads the next token into *tok and returns what Next returns with
+// it; callers that read many tokens save copying each.
+func (s *Scanner) Scan(tok *Token) error {
+	return s.read(tok)
 }
 
 // Skip scans past the rest of the value whose first token, just returned by
@@ -180,6 +209,9 @@ func (s *Scanner) pastEnd(start int64, n, left int) error {
 func (s *Scanner) read(tok *Token) error {
 	if s.err != nil {
 		return s.err
+	}
+	if len(s.stack) == 0 && s.lenient {
+		s.skipSpace()
 	}
 	if s.off >= len(s.data) {
 		switch {
@@ -230,6 +262,57 @@ func (s *Scanner) read(tok *Token) error {
 		s.valueDone(top)
 	}
 	return err
+}
+
+// skipSpace passes over whitespace outside the top-level values (lenient
+// mode), reporting each run once, when it ends: at the next value or at the
+// end of the input.
+func (s *Scanner) skipSpace() {
+	i := s.off
+	for i < len(s.data) && isSpace(s.data[i]) {
+		i++
+	}
+	if i == s.off && s.spaceAt < 0 {
+		return // no whitespace
+	}
+	if s.spaceAt < 0 {
+		s.spaceAt = s.base + int64(s.off)
+	}
+	s.off = i
+	if i < len(s.data) || s.atEOF {
+		kind := TrailingSpace
+		if !s.done {
+			kind = LeadingSpace
+		}
+		s.warn(Warning{Kind: kind, Offset: s.spaceAt, Len: s.base + int64(i) - s.spaceAt})
+		s.spaceAt = -1
+	}
+}
+
+// Finish ends a scan that is to hold one top-level value, called after that
+// value's last token. Strictly, it returns nil at the end of the input and
+// else the *SyntaxError for the data that follows. In lenient mode it
+// accepts whitespace and then any data, reporting them to
+// DecodeOptions.Warn, and returns nil: that is how Unmarshal ignores data
+// after the value. Called before the value is complete, it returns an error.
+func (s *Scanner) Finish() error {
+	switch {
+	case s.err != nil:
+		return s.err
+	case !s.done || len(s.stack) > 0:
+		return s.fail(s.off, "Finish before the end of the value")
+	case !s.lenient:
+		if s.off < len(s.data) {
+			return s.fail(s.off, "data after the top-level value")
+		}
+		return nil
+	}
+	s.skipSpace()
+	if s.off < len(s.data) {
+		s.warn(Warning{Kind: IgnoredData, Offset: s.base + int64(s.off), Len: int64(len(s.data) - s.off)})
+		s.off = len(s.data)
+	}
+	return nil
 }
 
 // top returns the innermost open container, or nil.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -245,6 +246,67 @@ func TestScannerCorpus(t *testing.T) {
 	for _, f := range corpus(t, "malformed") {
 		if _, err := tokens(NewScanner(f.data)); err == nil {
 			t.Errorf("malformed/%s: accepted", f.name)
+		}
+	}
+}
+
+func TestScannerReset(t *testing.T) {
+	var s Scanner
+	kinds := func() []Kind {
+		var ks []Kind
+		for {
+			tok, err := s.Next()
+			if err != nil {
+				if err != io.EOF {
+					ks = append(ks, 0)
+				}
+				return ks
+			}
+			ks = append(ks, tok.Kind)
+		}
+	}
+	s.Reset(DecodeOptions{}, []byte("d1:ali1eee"))
+	if got := kinds(); !slices.Equal(got, []Kind{DictStart, Key, ListStart, Integer, End, End}) {
+		t.Errorf("strict: %v", got)
+	}
+	// The options are those given: strictly, unsorted keys are an error;
+	// leniently, so are they not, and values may follow.
+	s.Reset(DecodeOptions{}, []byte("d1:bi1e1:ai2ee"))
+	if got := kinds(); !slices.Equal(got, []Kind{DictStart, Key, Integer, 0}) {
+		t.Errorf("strict, unsorted: %v", got)
+	}
+	s.Reset(DecodeOptions{Lenient: true}, []byte("d1:bi1e1:ai2eei3e"))
+	if got := kinds(); !slices.Equal(got, []Kind{DictStart, Key, Integer, Key, Integer, End, Integer}) {
+		t.Errorf("lenient: %v", got)
+	}
+	// A reused scanner allocates nothing.
+	deep := []byte(strings.Repeat("l", 100) + strings.Repeat("e", 100))
+	if n := testing.AllocsPerRun(10, func() {
+		s.Reset(DecodeOptions{}, deep)
+		for {
+			if _, err := s.Next(); err != nil {
+				break
+			}
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations a reused scan", n)
+	}
+}
+
+// Scan gives the tokens and errors Next gives.
+func TestScannerScan(t *testing.T) {
+	for _, in := range []string{"d1:ali1e2:xyee", "i1e", "d1:bi1e1:ai2ee", "l", ""} {
+		a, b := NewScanner([]byte(in)), NewScanner([]byte(in))
+		for {
+			want, wantErr := a.Next()
+			var got Token
+			err := b.Scan(&got)
+			if got.Kind != want.Kind || got.Offset != want.Offset || string(got.Value) != string(want.Value) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("%q: Scan gives %+v, %v; Next %+v, %v", in, got, err, want, wantErr)
+			}
+			if wantErr != nil {
+				break
+			}
 		}
 	}
 }

@@ -34,6 +34,7 @@ type Decoder struct {
 	lim  limits
 	buf  []byte // input read and not yet decoded
 	scan Scanner
+	end  int64 // the stream offset just past the last value decoded
 	eof  bool
 	err  error
 }
@@ -63,17 +64,20 @@ func (d *Decoder) Decode(v any) error {
 	}
 	o := d.opts
 	o.Copy = true // the buffer is reused
+	// In lenient mode, whitespace after the previous value comes first.
+	start := n - len(bytes.TrimLeft(d.buf[:n], " \t\r\n"))
 	if n >= d.lim.giveAway {
 		// The value shares the buffer, which the Decoder leaves to it.
-		err = o.decodeIn(d.buf[:n:n], d.scan.base, v, true)
+		err = o.decodeIn(d.buf[start:n:n], d.scan.base+int64(start), v, true)
 		rest := d.buf[n:]
 		d.buf = append(make([]byte, 0, max(minRead, len(rest))), rest...)
 	} else {
-		err = o.decode(d.buf[:n], d.scan.base, v)
+		err = o.decode(d.buf[start:n], d.scan.base+int64(start), v)
 		d.buf = d.buf[:copy(d.buf, d.buf[n:])]
 	}
 	d.scan.base += int64(n)
 	d.scan.data, d.scan.off = d.buf, 0
+	d.end = d.scan.base
 	return err
 }
 
@@ -101,6 +105,13 @@ func (d *Decoder) frame() (int, error) {
 				return 0, err
 			}
 			continue
+		}
+		if len(d.scan.stack) == 0 && d.scan.off > 0 {
+			// What the scanner has passed at the top level, between values,
+			// is whitespace (lenient mode): drop it rather than keep it.
+			d.buf = d.buf[:copy(d.buf, d.buf[d.scan.off:])]
+			d.scan.base += int64(d.scan.off)
+			d.scan.off = 0
 		}
 		var rerr error
 		d.buf, rerr = readMore(d.r, d.buf)
@@ -172,7 +183,7 @@ func (d *Decoder) Buffered() io.Reader {
 
 // InputOffset returns the stream offset just past the last value decoded.
 func (d *Decoder) InputOffset() int64 {
-	return d.scan.base
+	return d.end
 }
 
 // An Encoder writes bencoded values to a stream.

@@ -2,16 +2,10 @@ package bencode
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"io"
 	"unicode/utf8"
 )
-
-// binaryPrefix starts the JSON form of a string that is not UTF-8 text (or
-// that starts with binaryPrefix itself): the prefix, then the string's bytes
-// in standard base64 with padding.
-const binaryPrefix = "base64:"
 
 // toJSON transcodes bencode into JSON: one line of JSON per top-level value.
 //
@@ -23,6 +17,7 @@ const binaryPrefix = "base64:"
 // written out as its digits arrive.
 type toJSON struct {
 	opts    DecodeOptions
+	form    *binaryForm // of strings that are not text
 	lim     limits
 	scan    Scanner
 	closers []byte // ']' or '}' for each open container
@@ -47,7 +42,7 @@ type longToken struct {
 	head    [maxQuotedKey]byte // the first bytes
 	cmp     int                // a key: bytes.Compare(previous key, this key) so far
 	drain   bool
-	base64  bool
+	binary  bool // its JSON form is t.form's
 	pos     int
 	emitted bool // an integer: its digits are written out as they come
 	first   byte // an integer's first digit
@@ -55,8 +50,8 @@ type longToken struct {
 	neg     bool
 }
 
-func newToJSON(o DecodeOptions) *toJSON {
-	t := &toJSON{opts: o, lim: limitsNow}
+func newToJSON(o DecodeOptions, form *binaryForm) *toJSON {
+	t := &toJSON{opts: o, form: form, lim: limitsNow}
 	t.keys.init(t.lim)
 	t.spool.init(t.lim)
 	t.reset()
@@ -169,9 +164,10 @@ func (t *toJSON) longStep(out []byte) ([]byte, error) {
 	}
 	out = t.before(out, l.kind)
 	out = append(out, '"')
-	l.base64 = !l.utf8.valid() || l.n >= len(binaryPrefix) && string(l.head[:len(binaryPrefix)]) == binaryPrefix
-	if l.base64 {
-		out = append(out, binaryPrefix...)
+	prefix := t.form.prefix
+	l.binary = !l.utf8.valid() || l.n >= len(prefix) && string(l.head[:len(prefix)]) == prefix
+	if l.binary {
+		out = append(out, prefix...)
 	}
 	l.drain, l.pos = true, 0
 	return out, nil
@@ -208,8 +204,8 @@ func (t *toJSON) drain(out []byte) ([]byte, error) {
 		if err := t.spool.readAt(buf, int64(l.pos)); err != nil {
 			return out, err
 		}
-		if l.base64 {
-			out = base64.StdEncoding.AppendEncode(out, buf)
+		if l.binary {
+			out = t.form.encode(out, buf)
 		} else {
 			out = appendEscaped(out, buf)
 		}
@@ -282,7 +278,7 @@ func (t *toJSON) token(out []byte, tok *Token) []byte {
 			out = append(out, ',')
 		}
 		t.items[top] = true
-		out = appendJSONString(out, tok.Value)
+		out = appendJSONString(out, tok.Value, t.form)
 		return append(out, ':')
 	case End:
 		out = append(out, t.closers[top])
@@ -299,7 +295,7 @@ func (t *toJSON) token(out []byte, tok *Token) []byte {
 	case Integer:
 		out = append(out, tok.Value...)
 	case String:
-		out = appendJSONString(out, tok.Value)
+		out = appendJSONString(out, tok.Value, t.form)
 	case ListStart:
 		t.closers, t.items = append(t.closers, ']'), append(t.items, false)
 		return append(out, '[')
@@ -319,12 +315,12 @@ func endValue(out []byte, depth int) []byte {
 }
 
 // appendJSONString appends the JSON form of bencoded string b: a JSON string
-// of the same text, or binaryPrefix and base64.
-func appendJSONString(out, b []byte) []byte {
+// of the same text, or form's prefix and encoding.
+func appendJSONString(out, b []byte, form *binaryForm) []byte {
 	out = append(out, '"')
-	if !utf8.Valid(b) || bytes.HasPrefix(b, []byte(binaryPrefix)) {
-		out = append(out, binaryPrefix...)
-		out = base64.StdEncoding.AppendEncode(out, b)
+	if !utf8.Valid(b) || bytes.HasPrefix(b, []byte(form.prefix)) {
+		out = append(out, form.prefix...)
+		out = form.encode(out, b)
 		return append(out, '"')
 	}
 	out = appendEscaped(out, b)
