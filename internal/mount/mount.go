@@ -152,10 +152,11 @@ func Mount(fsys afero.Fs, mountpoint string, opts Options) (*Server, error) {
 		m.closeAll()
 		close(s.done)
 	}()
-	if err := srv.WaitMount(); err != nil {
-		s.unmount(true)
-		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
-	}
+	// NewServer returned with the file system mounted and the kernel's
+	// INIT answered, so it is ready. Not srv.WaitMount: its poll hack
+	// opens a file on the mount from this process, and a process killed
+	// while it has a file of its own mount open never ends (exiting, it
+	// flushes the file: a request only itself could answer).
 	return s, nil
 }
 
