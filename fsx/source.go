@@ -1,6 +1,7 @@
 package fsx
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"sync"
@@ -102,25 +103,42 @@ func (s *source) decoder(enc, end int64) *shiftedErrors {
 	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc)
 }
 
+// readChunk is how many stored bytes a decoder asks the base file for at a
+// time, whatever sizes the codec reads in: a read whose blocks span no more
+// costs one ReadAt of the base, which is one ranged request on an object
+// store, and a long read costs one per MiB.
+const readChunk = 1 << 20
+
 // decoders makes a codec's decoders, reusing them when they are
 // core.ReaderResetters and closing them otherwise.
 type decoders struct {
-	codec core.Codec
-	pool  sync.Pool // of *shiftedErrors holding a core.ReaderResetter
+	codec   core.Codec
+	pool    sync.Pool // of *shiftedErrors holding a core.ReaderResetter
+	buffers sync.Pool // of *bufio.Reader of readChunk bytes
 }
 
-// get returns a decoder of r, which starts at offset base of a stored file.
-func (d *decoders) get(r io.Reader, base int64) *shiftedErrors {
+// get returns a decoder of the section r, which starts at offset base of a
+// stored file.
+func (d *decoders) get(r *io.SectionReader, base int64) *shiftedErrors {
+	buf, ok := d.buffers.Get().(*bufio.Reader)
+	if ok {
+		buf.Reset(r)
+	} else {
+		buf = bufio.NewReaderSize(r, readChunk)
+	}
 	if s, ok := d.pool.Get().(*shiftedErrors); ok {
-		s.r.(core.ReaderResetter).Reset(r)
-		s.base = base
+		s.r.(core.ReaderResetter).Reset(buf)
+		s.buf, s.base = buf, base
 		return s
 	}
-	return &shiftedErrors{r: d.codec.NewDecodeReader(r), base: base}
+	return &shiftedErrors{r: d.codec.NewDecodeReader(buf), buf: buf, base: base}
 }
 
 // put makes a decoder from get available for reuse, or closes it.
 func (d *decoders) put(s *shiftedErrors) {
+	s.buf.Reset(nil)
+	d.buffers.Put(s.buf)
+	s.buf = nil
 	if _, ok := s.r.(core.ReaderResetter); ok {
 		d.pool.Put(s)
 		return
@@ -133,6 +151,7 @@ func (d *decoders) put(s *shiftedErrors) {
 // offset in the file.
 type shiftedErrors struct {
 	r    io.ReadCloser
+	buf  *bufio.Reader // what r reads from
 	base int64
 }
 
