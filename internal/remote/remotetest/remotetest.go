@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,9 +107,10 @@ type Server struct {
 	log  *bytes.Buffer
 }
 
-// Kill kills the server at once, as a crash would.
+// Kill kills the server and the processes it started (sshd's per-connection
+// ones) at once, as a crash would.
 func (s *Server) Kill() {
-	s.cmd.Process.Kill()
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	<-s.done
 }
 
@@ -116,6 +118,8 @@ func start(t testing.TB, name string, cmd *exec.Cmd) *Server {
 	t.Helper()
 	s := &Server{cmd: cmd, done: make(chan struct{}), log: new(bytes.Buffer)}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
