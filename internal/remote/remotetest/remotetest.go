@@ -153,6 +153,9 @@ func Weed(t testing.TB) (endpoint string, srv *Server) {
 		"-volume.max", "8", "-master.volumeSizeLimitMB", "256",
 		"-filer", "-filer.port", port(), "-filer.port.grpc", port(),
 		"-s3", "-s3.port", s3port, "-s3.port.grpc", port(),
+		"-s3.port.iceberg", "0", "-s3.port.lance", "0",
+		// No usage reports: the tests reach loopback addresses only.
+		"-master.telemetry=false", "-master.telemetry.url", "http://127.0.0.1:1/",
 	)
 	srv = start(t, "weed", cmd)
 	endpoint = "127.0.0.1:" + s3port

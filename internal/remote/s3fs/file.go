@@ -404,7 +404,7 @@ func (w *writeFile) upload(op string) error {
 		NumThreads:  4,
 		// An empty body has nothing to sign, and some stores refuse the
 		// chunked signed form of it.
-		DisableContentSha256: info.Size() == 0,
+		DisableContentSha256: info.Size() == 0 || w.fs.unsigned,
 	})
 	if err != nil {
 		return pathError(op, w.name, stalled(err, w.fs.timeout))

@@ -56,6 +56,10 @@ type Config struct {
 	// waiting for an answer, sending or receiving body bytes) before it
 	// fails; zero means DefaultTimeout.
 	Timeout time.Duration
+	// UnsignedPayload sends request bodies without signing them
+	// (UNSIGNED-PAYLOAD), for stores that cannot take the signed chunked
+	// form of multipart parts; over HTTPS, TLS still guards them.
+	UnsignedPayload bool
 	// SpoolDir holds the content of files being written until they are
 	// stored; empty means os.TempDir().
 	SpoolDir string
@@ -72,6 +76,8 @@ type Fs struct {
 	prefix  string // "" or ending in "/"
 	timeout time.Duration
 	spool   string
+	// unsigned is Config.UnsignedPayload.
+	unsigned bool
 }
 
 var (
@@ -118,7 +124,7 @@ func New(bucket, prefix string, cfg Config) (*Fs, error) {
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	return &Fs{client: client, bucket: bucket, prefix: prefix, timeout: timeout, spool: cfg.SpoolDir}, nil
+	return &Fs{client: client, bucket: bucket, prefix: prefix, timeout: timeout, spool: cfg.SpoolDir, unsigned: cfg.UnsignedPayload}, nil
 }
 
 // newTransport returns an HTTP transport that gives up on connecting and
@@ -143,6 +149,16 @@ func (f *Fs) key(name string) (string, bool) {
 		return strings.TrimSuffix(f.prefix, "/"), true
 	}
 	return f.prefix + rel, false
+}
+
+// checkName refuses names holding a backslash, which some stores
+// (SeaweedFS) take for a slash, so that such a name would open another
+// file.
+func checkName(name string) error {
+	if strings.Contains(name, `\`) {
+		return fmt.Errorf("%w: a backslash in a name (stores take it for a slash)", fs.ErrInvalid)
+	}
+	return nil
 }
 
 // dirPrefix returns the key prefix of the entries of the directory name.
@@ -211,6 +227,9 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 }
 
 func (f *Fs) stat(name string) (*fileInfo, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
 	key, root := f.key(name)
 	if root {
 		return dirInfo(name), nil
@@ -324,7 +343,11 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 // Replace returns the pending new content of name: Close stores it in the
 // object whole, Discard drops it. It is how atomicfile, and so fsx, write.
 func (f *Fs) Replace(name string, perm os.FileMode) (atomicfile.Replacement, error) {
-	if err := f.checkParent(name); err != nil {
+	err := checkName(name)
+	if err == nil {
+		err = f.checkParent(name)
+	}
+	if err != nil {
 		return nil, pathError("open", name, err)
 	}
 	w, err := f.newWriteFile(name, perm)
@@ -432,6 +455,9 @@ func (f *Fs) removeKeys(op, name string, keys ...string) error {
 // RemoveAll removes name and, for a directory, every object under it. It
 // never removes the root.
 func (f *Fs) RemoveAll(name string) error {
+	if err := checkName(name); err != nil {
+		return pathError("removeall", name, err)
+	}
 	key, root := f.key(name)
 	if root {
 		return pathError("removeall", name, fs.ErrPermission)

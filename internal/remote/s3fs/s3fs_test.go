@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"testing/iotest"
@@ -29,15 +30,19 @@ import (
 // counter counts.
 func newFs(t testing.TB, endpoint, prefix string) (*s3fs.Fs, *remotetest.Counter) {
 	t.Helper()
+	// gofakes3 stores the signed chunked form of multipart parts as it
+	// is, framing and all.
+	_, fake := fakes.Load(endpoint)
 	counter := &remotetest.Counter{Next: http.DefaultTransport.(*http.Transport).Clone()}
 	fsys, err := s3fs.New(remotetest.Bucket, prefix, s3fs.Config{
-		Endpoint:    endpoint,
-		Insecure:    true,
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticV4(remotetest.AccessKey, remotetest.SecretKey, ""),
-		Transport:   counter,
-		Timeout:     10 * time.Second,
-		SpoolDir:    t.TempDir(),
+		Endpoint:        endpoint,
+		Insecure:        true,
+		Region:          "us-east-1",
+		Credentials:     credentials.NewStaticV4(remotetest.AccessKey, remotetest.SecretKey, ""),
+		Transport:       counter,
+		Timeout:         10 * time.Second,
+		SpoolDir:        t.TempDir(),
+		UnsignedPayload: fake,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -45,10 +50,19 @@ func newFs(t testing.TB, endpoint, prefix string) (*s3fs.Fs, *remotetest.Counter
 	return fsys, counter
 }
 
+// fakes holds the endpoints of the gofakes3 servers.
+var fakes sync.Map
+
+func fakeS3(t testing.TB) string {
+	e := remotetest.FakeS3(t)
+	fakes.Store(e, true)
+	return e
+}
+
 // servers returns the S3 servers the tests run against: the fake always,
 // SeaweedFS when it is there (without -short).
 func servers(t *testing.T) map[string]func(t testing.TB) string {
-	m := map[string]func(t testing.TB) string{"fake": remotetest.FakeS3}
+	m := map[string]func(t testing.TB) string{"fake": fakeS3}
 	if !testing.Short() && remotetest.WeedBinary() != "" {
 		m["seaweedfs"] = func(t testing.TB) string { e, _ := remotetest.Weed(t); return e }
 	}
@@ -164,7 +178,7 @@ func TestRandomReadOneRequest(t *testing.T) {
 // TestReads reads objects with every testing/iotest reader and at every
 // offset near the ends.
 func TestReads(t *testing.T) {
-	fsys, _ := newFs(t, remotetest.FakeS3(t), "p")
+	fsys, _ := newFs(t, fakeS3(t), "p")
 	want := randomBytes(100000, 2)
 	if err := afero.WriteFile(fsys, "x", want, 0o644); err != nil {
 		t.Fatal(err)
@@ -194,7 +208,7 @@ func TestReads(t *testing.T) {
 // TestUnsupported checks that what S3 cannot do fails with a *fs.PathError
 // wrapping errors.ErrUnsupported, and changes nothing.
 func TestUnsupported(t *testing.T) {
-	fsys, _ := newFs(t, remotetest.FakeS3(t), "")
+	fsys, _ := newFs(t, fakeS3(t), "")
 	if err := afero.WriteFile(fsys, "x", []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +240,7 @@ func TestUnsupported(t *testing.T) {
 
 // TestErrors checks the errors of missing files and directories.
 func TestErrors(t *testing.T) {
-	fsys, _ := newFs(t, remotetest.FakeS3(t), "")
+	fsys, _ := newFs(t, fakeS3(t), "")
 	if err := afero.WriteFile(fsys, "f", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +306,7 @@ func (f failingPuts) RoundTrip(req *http.Request) (*http.Response, error) {
 // TestWriteAtomic checks that an upload that fails, and a write that is
 // discarded, leave the old object, and that Close reports the failure.
 func TestWriteAtomic(t *testing.T) {
-	endpoint := remotetest.FakeS3(t)
+	endpoint := fakeS3(t)
 	good, _ := newFs(t, endpoint, "")
 	if err := afero.WriteFile(good, "x", []byte("old content"), 0o644); err != nil {
 		t.Fatal(err)
@@ -340,7 +354,7 @@ func TestWriteAtomic(t *testing.T) {
 // TestFsxEdits writes through fsx the ways programs do (appends, writes in
 // the middle, truncation), which S3 stores by rewriting the object.
 func TestFsxEdits(t *testing.T) {
-	base, _ := newFs(t, remotetest.FakeS3(t), "")
+	base, _ := newFs(t, fakeS3(t), "")
 	enc, err := fsx.New(base, base16384.NewCodec())
 	if err != nil {
 		t.Fatal(err)
