@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -85,9 +86,40 @@ func (f *putFile) Close() error {
 	if fi, err := f.d.fs.Stat(f.target); err == nil && fi.Mode().IsRegular() {
 		f.d.fs.Chmod(f.name, fi.Mode().Perm()) // keep the target's permissions
 	}
-	if err := f.d.fs.Rename(f.name, f.target); err != nil {
-		f.d.fs.Remove(f.name)
+	err = f.d.fs.Rename(f.name, f.target)
+	if errors.Is(err, errors.ErrUnsupported) {
+		// An object store: no rename, but a whole file is stored at
+		// once, so a copy replaces the target atomically too.
+		err = f.copyToTarget()
+	}
+	f.d.fs.Remove(f.name)
+	return err
+}
+
+// copyToTarget writes the staging file's content over the target, for a
+// base filesystem that cannot rename. A copy that fails is discarded (fsx
+// files can be), so the target stays as it was.
+func (f *putFile) copyToTarget() error {
+	src, err := f.d.fs.Open(f.name)
+	if err != nil {
 		return err
 	}
-	return nil
+	defer src.Close()
+	_, statErr := f.d.fs.Stat(f.target)
+	dst, err := f.d.fs.OpenFile(f.target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		if d, ok := dst.(interface{ Discard() error }); ok {
+			d.Discard()
+			if errors.Is(statErr, fs.ErrNotExist) {
+				f.d.fs.Remove(f.target)
+			}
+		} else {
+			dst.Close()
+		}
+		return err
+	}
+	return dst.Close()
 }

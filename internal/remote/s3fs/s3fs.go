@@ -127,6 +127,22 @@ func New(bucket, prefix string, cfg Config) (*Fs, error) {
 	return &Fs{client: client, bucket: bucket, prefix: prefix, timeout: timeout, spool: cfg.SpoolDir, unsigned: cfg.UnsignedPayload}, nil
 }
 
+// Check asks the store whether the bucket exists, so that a wrong
+// endpoint, bucket or credentials show at once rather than at the first
+// use.
+func (f *Fs) Check() error {
+	ctx, cancel := f.ctx()
+	defer cancel()
+	ok, err := f.client.BucketExists(ctx, f.bucket)
+	switch {
+	case err != nil:
+		return fmt.Errorf("s3: bucket %s: %w", f.bucket, classify(err))
+	case !ok:
+		return fmt.Errorf("s3: bucket %s: %w", f.bucket, fs.ErrNotExist)
+	}
+	return nil
+}
+
 // newTransport returns an HTTP transport that gives up on connecting and
 // on waiting for a response's headers after timeout.
 func newTransport(timeout time.Duration) *http.Transport {
