@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,6 +22,7 @@ type watchdog struct {
 	timer  *time.Timer
 	d      time.Duration
 	cancel context.CancelFunc
+	done   atomic.Bool // no more progress to watch
 }
 
 func newWatchdog(d time.Duration) (context.Context, *watchdog) {
@@ -28,7 +30,18 @@ func newWatchdog(d time.Duration) (context.Context, *watchdog) {
 	return ctx, &watchdog{timer: time.AfterFunc(d, cancel), d: d, cancel: cancel}
 }
 
-func (w *watchdog) kick() { w.timer.Reset(w.d) }
+func (w *watchdog) kick() {
+	if !w.done.Load() {
+		w.timer.Reset(w.d)
+	}
+}
+
+// finish stops watching without cancelling: what is left (the answer to an
+// upload whose body is sent) is the transport's to time out.
+func (w *watchdog) finish() {
+	w.done.Store(true)
+	w.timer.Stop()
+}
 
 func (w *watchdog) stop() {
 	w.timer.Stop()
@@ -397,7 +410,7 @@ func (w *writeFile) upload(op string) error {
 	}
 	ctx, dog := newWatchdog(w.fs.timeout)
 	defer dog.stop()
-	body := watchedReaderAt{io.NewSectionReader(w.spool, 0, info.Size()), dog}
+	body := newWatchedReaderAt(io.NewSectionReader(w.spool, 0, info.Size()), dog)
 	_, err = w.fs.client.PutObject(ctx, w.fs.bucket, w.key, body, info.Size(), minio.PutObjectOptions{
 		ContentType: "application/octet-stream",
 		PartSize:    partSize,
@@ -418,25 +431,41 @@ func (w *writeFile) upload(op string) error {
 const partSize = 16 << 20
 
 // watchedReaderAt is a section of the spool whose reads kick a watchdog:
-// the upload reads it as fast as the store takes the bytes.
+// the upload reads it as fast as the store takes the bytes. Once as many
+// bytes as the section holds are read, the watchdog is finished.
 type watchedReaderAt struct {
-	r *io.SectionReader
-	w *watchdog
+	r    *io.SectionReader
+	w    *watchdog
+	left *atomic.Int64
+}
+
+func newWatchedReaderAt(r *io.SectionReader, w *watchdog) watchedReaderAt {
+	left := new(atomic.Int64)
+	left.Store(r.Size())
+	if r.Size() == 0 {
+		w.finish()
+	}
+	return watchedReaderAt{r, w, left}
+}
+
+func (r watchedReaderAt) progress(n int) {
+	if n > 0 {
+		r.w.kick()
+		if r.left.Add(-int64(n)) <= 0 {
+			r.w.finish()
+		}
+	}
 }
 
 func (r watchedReaderAt) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	if n > 0 {
-		r.w.kick()
-	}
+	r.progress(n)
 	return n, err
 }
 
 func (r watchedReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := r.r.ReadAt(p, off)
-	if n > 0 {
-		r.w.kick()
-	}
+	r.progress(n)
 	return n, err
 }
 

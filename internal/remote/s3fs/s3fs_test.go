@@ -33,7 +33,9 @@ func newFs(t testing.TB, endpoint, prefix string) (*s3fs.Fs, *remotetest.Counter
 	// gofakes3 stores the signed chunked form of multipart parts as it
 	// is, framing and all.
 	_, fake := fakes.Load(endpoint)
-	counter := &remotetest.Counter{Next: http.DefaultTransport.(*http.Transport).Clone()}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = 30 * time.Second
+	counter := &remotetest.Counter{Next: tr}
 	fsys, err := s3fs.New(remotetest.Bucket, prefix, s3fs.Config{
 		Endpoint:        endpoint,
 		Insecure:        true,
@@ -432,4 +434,98 @@ func TestStalledServer(t *testing.T) {
 	if strings.Contains(err.Error(), remotetest.SecretKey) {
 		t.Errorf("error shows the secret key: %v", err)
 	}
+}
+
+// TestFaults cuts the connections to SeaweedFS mid-write and mid-read (as
+// a dying server or network would), slows them down, and finally kills
+// the server mid-read: writes fail with an error and leave the old object,
+// reads fail with an error, and nothing hangs beyond the timeout.
+func TestFaults(t *testing.T) {
+	if testing.Short() || remotetest.WeedBinary() == "" {
+		t.Skip("needs SeaweedFS (.ci/weed builds it), without -short")
+	}
+	endpoint, srv := remotetest.Weed(t)
+	proxy := remotetest.NewProxy(t, endpoint)
+	base, _ := newFs(t, proxy.Addr, "faults")
+	enc, err := fsx.New(base, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := randomBytes(1<<20, 7)
+	if err := afero.WriteFile(enc, "x", old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	within := func(what string, d time.Duration, do func() error) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- do() }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(d):
+			t.Fatalf("%s: no answer within %v", what, d)
+			return nil
+		}
+	}
+
+	// Mid-write: the upload of a 40 MiB file (multipart) is cut.
+	f, err := enc.Create("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(randomBytes(40<<20, 8))
+	proxy.SetDelay(2 * time.Millisecond)
+	time.AfterFunc(300*time.Millisecond, proxy.Cut)
+	err = within("Close with the connection cut", 60*time.Second, f.Close)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		t.Errorf("Close with the connection cut: %v, want a *fs.PathError", err)
+	}
+	proxy.SetDelay(0)
+	proxy.Heal()
+	if got, err := afero.ReadFile(enc, "x"); err != nil || !bytes.Equal(got, old) {
+		t.Errorf("after a cut upload x reads %d bytes, %v; want the old %d bytes", len(got), err, len(old))
+	}
+
+	// Mid-read: the connection is cut while a large read streams.
+	big := randomBytes(24<<20, 9)
+	if err := afero.WriteFile(enc, "big", big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := enc.Open("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, 1<<20)
+	if _, err := io.ReadFull(r, p); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	err = within("reading with the connection cut", 30*time.Second, func() error {
+		_, err := io.Copy(io.Discard, r)
+		return err
+	})
+	if !errors.As(err, &pe) {
+		t.Errorf("reading with the connection cut: %v, want a *fs.PathError", err)
+	}
+	r.Close()
+	proxy.Heal()
+
+	// The server killed mid-read.
+	r, err = enc.Open("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(r, p); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	err = within("reading with the server killed", 30*time.Second, func() error {
+		_, err := io.Copy(io.Discard, r)
+		return err
+	})
+	if !errors.As(err, &pe) {
+		t.Errorf("reading with the server killed: %v, want a *fs.PathError", err)
+	}
+	r.Close()
 }
