@@ -108,9 +108,11 @@ func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
 // more costs one ReadAt of the base, which is one ranged request on an
 // object store. Sequential reads start with readAhead bytes and double
 // that on each read of the base, up to readChunk, so that a short read
-// near the start of a file reads little more than it needs.
+// near the start of a file reads little more than it needs, and a long
+// one keeps many requests in flight on a network filesystem (SFTP splits
+// a ReadAt into concurrent requests).
 const (
-	readChunk = 1 << 20
+	readChunk = 4 << 20
 	readAhead = 32 << 10
 )
 
@@ -119,15 +121,18 @@ const (
 // readChunk.
 type chunkReader struct {
 	r    *io.SectionReader
-	buf  []byte // readChunk bytes
+	buf  []byte // grown to the chunks' size as they need
 	data []byte // the unread part of buf
 	next int
 }
 
 func (c *chunkReader) Read(p []byte) (int, error) {
 	if len(c.data) == 0 {
+		if len(c.buf) < c.next {
+			c.buf = make([]byte, c.next)
+		}
 		n, err := c.r.Read(c.buf[:c.next])
-		c.next = min(2*c.next, len(c.buf))
+		c.next = min(2*c.next, readChunk)
 		c.data = c.buf[:n]
 		if n == 0 {
 			return 0, err
@@ -151,9 +156,9 @@ type decoders struct {
 func (d *decoders) get(r *io.SectionReader, base int64, first int) *shiftedErrors {
 	c, ok := d.readers.Get().(*chunkReader)
 	if !ok {
-		c = &chunkReader{buf: make([]byte, readChunk)}
+		c = &chunkReader{}
 	}
-	c.r, c.data, c.next = r, nil, min(first, readChunk)
+	c.r, c.data, c.next = r, nil, int(max(min(int64(first), readChunk, r.Size()), 1))
 	if s, ok := d.pool.Get().(*shiftedErrors); ok {
 		s.r.(core.ReaderResetter).Reset(c)
 		s.src, s.base = c, base

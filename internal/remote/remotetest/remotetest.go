@@ -10,6 +10,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -116,14 +117,10 @@ func (s *Server) Kill() {
 
 func start(t testing.TB, name string, cmd *exec.Cmd) *Server {
 	t.Helper()
-	s := &Server{cmd: cmd, done: make(chan struct{}), log: new(bytes.Buffer)}
-	cmd.Stdout, cmd.Stderr = s.log, s.log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	s, err := startServer(cmd)
+	if err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
-	go func() { cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
 		s.Kill()
 		if t.Failed() {
@@ -133,32 +130,72 @@ func start(t testing.TB, name string, cmd *exec.Cmd) *Server {
 	return s
 }
 
+func startServer(cmd *exec.Cmd) (*Server, error) {
+	s := &Server{cmd: cmd, done: make(chan struct{}), log: new(bytes.Buffer)}
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { cmd.Wait(); close(s.done) }()
+	return s, nil
+}
+
 // Weed starts a SeaweedFS server (master, volume, filer and S3 gateway in
 // one process, all on 127.0.0.1) in a temporary directory, creates Bucket,
 // and returns the S3 endpoint and the server. It skips the test when weed
 // is not there (.ci/weed builds it).
 func Weed(t testing.TB) (endpoint string, srv *Server) {
 	t.Helper()
-	bin := WeedBinary()
-	if bin == "" {
+	if WeedBinary() == "" {
 		t.Skip("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
 	}
-	dir := t.TempDir()
-	port := func() string { return strconv.Itoa(FreePort(t)) }
-	s3port := port()
-	cmd := exec.Command(bin, "server",
+	endpoint, srv, err := StartWeed(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Kill()
+		if t.Failed() {
+			t.Logf("weed's output:\n%s", srv.log)
+		}
+	})
+	return endpoint, srv
+}
+
+// StartWeed is Weed for a caller without a test, such as a TestMain that
+// shares one server among benchmarks: it keeps its data in dir, and the
+// caller kills it.
+func StartWeed(dir string) (endpoint string, srv *Server, err error) {
+	bin := WeedBinary()
+	if bin == "" {
+		return "", nil, errors.New("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
+	}
+	ports := make([]string, 8)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		ports[i] = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+	}
+	srv, err = startServer(exec.Command(bin, "server",
 		"-dir", dir, "-ip", "127.0.0.1", "-ip.bind", "127.0.0.1",
-		"-master.port", port(), "-master.port.grpc", port(),
-		"-volume.port", port(), "-volume.port.grpc", port(),
+		"-master.port", ports[0], "-master.port.grpc", ports[1],
+		"-volume.port", ports[2], "-volume.port.grpc", ports[3],
 		"-volume.max", "8", "-master.volumeSizeLimitMB", "256",
-		"-filer", "-filer.port", port(), "-filer.port.grpc", port(),
-		"-s3", "-s3.port", s3port, "-s3.port.grpc", port(),
+		"-filer", "-filer.port", ports[4], "-filer.port.grpc", ports[5],
+		"-s3", "-s3.port", ports[6], "-s3.port.grpc", ports[7],
 		"-s3.port.iceberg", "0", "-s3.port.lance", "0",
 		// No usage reports: the tests reach loopback addresses only.
 		"-master.telemetry=false", "-master.telemetry.url", "http://127.0.0.1:1/",
-	)
-	srv = start(t, "weed", cmd)
-	endpoint = "127.0.0.1:" + s3port
+	))
+	if err != nil {
+		return "", nil, fmt.Errorf("starting weed: %w", err)
+	}
+	endpoint = "127.0.0.1:" + ports[6]
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		req, _ := http.NewRequest(http.MethodPut, "http://"+endpoint+"/"+Bucket, nil)
@@ -166,16 +203,17 @@ func Weed(t testing.TB) (endpoint string, srv *Server) {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusConflict {
-				return endpoint, srv
+				return endpoint, srv, nil
 			}
 		}
 		select {
 		case <-srv.done:
-			t.Fatalf("weed exited:\n%s", srv.log)
+			return "", nil, fmt.Errorf("weed exited:\n%s", srv.log)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("weed's S3 gateway did not answer within a minute (last: %v)", err)
+			srv.Kill()
+			return "", nil, fmt.Errorf("weed's S3 gateway did not answer within a minute (last: %v)", err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
