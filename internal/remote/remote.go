@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"os/user"
+	"path"
 	"strings"
 	"time"
 
@@ -70,6 +71,26 @@ func Redact(loc string) string {
 		u.User = url.User("xxxxx")
 	}
 	return u.Redacted()
+}
+
+// OpenFile opens the directory holding the file the remote location loc
+// names (sftp://HOST/dir/file, s3://BUCKET/prefix/file) and returns it with
+// the file's name there.
+func OpenFile(loc string, opts Options) (fsys afero.Fs, name string, closer io.Closer, err error) {
+	u, err := url.Parse(loc)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("%s: not a URL", Redact(loc))
+	}
+	dir, name := path.Split(u.Path)
+	if name == "" || name == "." || name == ".." || name == "~" {
+		return nil, "", nil, fmt.Errorf("%s: names no file", Redact(loc))
+	}
+	u.Path = dir
+	fsys, closer, err = Open(u.String(), opts)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return fsys, name, closer, nil
 }
 
 // Open returns the filesystem of the remote location loc (IsURL) and what
