@@ -3,6 +3,7 @@ package s3fs_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -528,4 +529,61 @@ func TestFaults(t *testing.T) {
 		t.Errorf("reading with the server killed: %v, want a *fs.PathError", err)
 	}
 	r.Close()
+}
+
+// TestManyClients is the scale-out case: several clients, each with its
+// own connection pool and fsx, share one bucket, each writing its own files
+// while reading the others'; every content is verified at the end by every
+// client.
+func TestManyClients(t *testing.T) {
+	for sname, start := range servers(t) {
+		t.Run(sname, func(t *testing.T) {
+			endpoint := start(t)
+			const clients, files = 4, 5
+			content := func(c, i int) []byte { return randomBytes(100000+c*1000+i, uint64(c*100+i)) }
+			fss := make([]*fsx.Fs, clients)
+			for c := range fss {
+				base, _ := newFs(t, endpoint, "shared")
+				fss[c], _ = fsx.New(base, base16384.NewCodec())
+			}
+			if err := fss[0].MkdirAll("/", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, clients*files*2)
+			for c := range clients {
+				wg.Go(func() {
+					for i := range files {
+						name := fmt.Sprintf("client%d-file%d", c, i)
+						if err := afero.WriteFile(fss[c], name, content(c, i), 0o644); err != nil {
+							errs <- err
+							return
+						}
+						// Read whatever another client has stored so far:
+						// nothing, an empty file (created, being written) or
+						// the whole content, never part of it.
+						other := fmt.Sprintf("client%d-file%d", (c+1)%clients, i)
+						if got, err := afero.ReadFile(fss[c], other); err == nil && len(got) > 0 && !bytes.Equal(got, content((c+1)%clients, i)) {
+							errs <- fmt.Errorf("client %d read %s: wrong content", c, other)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			for c := range clients {
+				for o := range clients {
+					for i := range files {
+						name := fmt.Sprintf("client%d-file%d", o, i)
+						if got, err := afero.ReadFile(fss[c], name); err != nil || !bytes.Equal(got, content(o, i)) {
+							t.Errorf("client %d reads %s: %d bytes, %v", c, name, len(got), err)
+						}
+					}
+				}
+			}
+		})
+	}
 }
