@@ -87,11 +87,14 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// WeedBinary returns the path of SeaweedFS's weed program: $B14FS_WEED,
-// /var/cache/b14fs/weed (where .ci/weed builds it) or weed on $PATH; ""
-// when there is none.
+// WeedBinary returns the path of SeaweedFS's weed program: $B14FS_WEED
+// (when set, and only if it exists), else /var/cache/b14fs/weed (where
+// .ci/weed builds it) or weed on $PATH; "" when there is none.
 func WeedBinary() string {
 	if p := os.Getenv("B14FS_WEED"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return ""
+		}
 		return p
 	}
 	if _, err := os.Stat("/var/cache/b14fs/weed"); err == nil {
