@@ -29,7 +29,7 @@ type appendEdit struct {
 // encoding depends on the blocks before (as a running checksum does).
 func (f *file) newAppendEdit() (*appendEdit, bool) {
 	bc, ok := f.fsys.codec.(core.BlockCodec)
-	if !ok || f.src.Load().layout == nil || !bc.WriteLayout().Independent {
+	if !ok || !f.fsys.inPlace || f.src.Load().layout == nil || !bc.WriteLayout().Independent {
 		return nil, false
 	}
 	return &appendEdit{f: f, codec: bc, srcSize: f.src.Load().layout.Size}, true

@@ -504,7 +504,7 @@ func (s *stageEdit) discard() {
 func (s *stageEdit) commitInPlace() (bool, error) {
 	bc, ok := s.f.fsys.codec.(core.BlockCodec)
 	l := s.src.layout
-	if !ok || s.srcTmp != nil || l == nil || s.src.stored == 0 || !l.Independent || l.Form != bc.WriteLayout().Form {
+	if !ok || !s.f.fsys.inPlace || s.srcTmp != nil || l == nil || s.src.stored == 0 || !l.Independent || l.Form != bc.WriteLayout().Form {
 		return false, nil
 	}
 	pb, eb := int64(l.PlainBlock), int64(l.EncodedBlock)

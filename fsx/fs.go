@@ -42,6 +42,9 @@ type Fs struct {
 	decoders     *decoders
 	names        mapping
 	showUnmapped bool
+	// inPlace is whether stored files may be changed where they are (not
+	// on an atomicfile.Replacer, an object store that writes files whole).
+	inPlace bool
 
 	swept sync.Map // base directories whose stale temporary files are removed
 }
@@ -112,7 +115,8 @@ func ShowUnmapped() Option {
 // are stored under their names followed by c's suggested suffix when c is a
 // core.Suffixer, and under their own names otherwise.
 func New(base afero.Fs, c core.Codec, opts ...Option) (*Fs, error) {
-	f := &Fs{base: base, codec: c, decoders: &decoders{codec: c}}
+	_, replacer := base.(atomicfile.Replacer)
+	f := &Fs{base: base, codec: c, decoders: &decoders{codec: c}, inPlace: !replacer}
 	if s, ok := c.(core.Suffixer); ok {
 		f.names = mapping{stored: s.Suffix()}
 	}

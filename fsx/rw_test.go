@@ -269,9 +269,12 @@ func TestBaseReads(t *testing.T) {
 		}
 		f.Close()
 
+		// Larger than the few reads of the base that fsx makes, of up to
+		// 1 MiB each, before the base fails.
+		mustWrite(t, newFs(t, mem, c), "big", randomBytes(5<<20, 6))
 		var calls atomic.Int64
 		fsys = newFs(t, quirkyFs{mem, func(f afero.File) afero.File { return timeoutFile{f, &calls} }}, c)
-		_, err = afero.ReadFile(fsys, "x")
+		_, err = afero.ReadFile(fsys, "big")
 		checkPathError(t, cname+": reading with base timeouts", err, iotest.ErrTimeout)
 	}
 }

@@ -94,7 +94,7 @@ func (s *source) Size() (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.size < 0 {
-		dec := s.decoder(0, s.stored)
+		dec := s.decoder(0, s.stored, readChunk)
 		n, err := io.Copy(io.Discard, dec)
 		s.dec.put(dec)
 		if err != nil {
@@ -105,30 +105,81 @@ func (s *source) Size() (int64, error) {
 	return s.size, nil
 }
 
-// decoder returns a decoder of the stored bytes in [enc, end).
-func (s *source) decoder(enc, end int64) *shiftedErrors {
-	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc)
+// decoder returns a decoder of the stored bytes in [enc, end), which reads
+// them from the base first bytes at a time at first (see chunkReader).
+func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
+	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc, first)
+}
+
+// readChunk is the most stored bytes a decoder asks the base file for at a
+// time, whatever sizes the codec reads in: a ReadAt whose blocks span no
+// more costs one ReadAt of the base, which is one ranged request on an
+// object store. Sequential reads start with readAhead bytes and double
+// that on each read of the base, up to readChunk, so that a short read
+// near the start of a file reads little more than it needs, and a long
+// one keeps many requests in flight on a network filesystem (SFTP splits
+// a ReadAt into concurrent requests).
+const (
+	readChunk = 4 << 20
+	readAhead = 32 << 10
+)
+
+// chunkReader reads a section of a stored file with one ReadAt of the base
+// per chunk: the first of first bytes, each next one twice as long, up to
+// readChunk.
+type chunkReader struct {
+	r    *io.SectionReader
+	buf  []byte // grown to the chunks' size as they need
+	data []byte // the unread part of buf
+	next int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		if len(c.buf) < c.next {
+			c.buf = make([]byte, c.next)
+		}
+		n, err := c.r.Read(c.buf[:c.next])
+		c.next = min(2*c.next, readChunk)
+		c.data = c.buf[:n]
+		if n == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, c.data)
+	c.data = c.data[n:]
+	return n, nil
 }
 
 // decoders makes a codec's decoders, reusing them when they are
 // core.ReaderResetters and closing them otherwise.
 type decoders struct {
-	codec core.Codec
-	pool  sync.Pool // of *shiftedErrors holding a core.ReaderResetter
+	codec   core.Codec
+	pool    sync.Pool // of *shiftedErrors holding a core.ReaderResetter
+	readers sync.Pool // of *chunkReader
 }
 
-// get returns a decoder of r, which starts at offset base of a stored file.
-func (d *decoders) get(r io.Reader, base int64) *shiftedErrors {
+// get returns a decoder of the section r, which starts at offset base of a
+// stored file, reading first bytes of it from the base at first.
+func (d *decoders) get(r *io.SectionReader, base int64, first int) *shiftedErrors {
+	c, ok := d.readers.Get().(*chunkReader)
+	if !ok {
+		c = &chunkReader{}
+	}
+	c.r, c.data, c.next = r, nil, int(max(min(int64(first), readChunk, r.Size()), 1))
 	if s, ok := d.pool.Get().(*shiftedErrors); ok {
-		s.r.(core.ReaderResetter).Reset(r)
-		s.base = base
+		s.r.(core.ReaderResetter).Reset(c)
+		s.src, s.base = c, base
 		return s
 	}
-	return &shiftedErrors{r: d.codec.NewDecodeReader(r), base: base}
+	return &shiftedErrors{r: d.codec.NewDecodeReader(c), src: c, base: base}
 }
 
 // put makes a decoder from get available for reuse, or closes it.
 func (d *decoders) put(s *shiftedErrors) {
+	s.src.r, s.src.data = nil, nil
+	d.readers.Put(s.src)
+	s.src = nil
 	if _, ok := s.r.(core.ReaderResetter); ok {
 		d.pool.Put(s)
 		return
@@ -141,6 +192,7 @@ func (d *decoders) put(s *shiftedErrors) {
 // offset in the file.
 type shiftedErrors struct {
 	r    io.ReadCloser
+	src  *chunkReader // what r reads from
 	base int64
 }
 
@@ -189,7 +241,7 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	enc, plain := l.EncodedOffset(off)
-	dec := s.decoder(enc, s.blocksEnd(off+int64(len(p))))
+	dec := s.decoder(enc, s.blocksEnd(off+int64(len(p))), readChunk)
 	defer s.dec.put(dec)
 	if err := discard(dec, off-plain, p); err != nil {
 		return 0, err
@@ -278,7 +330,7 @@ func (s *source) seekLocked(off int64) error {
 		if s.cur != nil {
 			s.dec.put(s.cur)
 		}
-		s.cur = s.decoder(enc, s.stored)
+		s.cur = s.decoder(enc, s.stored, readAhead)
 	}
 	s.pos = from
 	n, err := io.CopyN(io.Discard, s.cur, off-from)

@@ -185,7 +185,7 @@ func (f *file) truncate(size int64) error {
 // file either.
 func (f *file) emptyAppendEdit() (*appendEdit, bool) {
 	bc, ok := f.fsys.codec.(core.BlockCodec)
-	if !ok {
+	if !ok || !f.fsys.inPlace {
 		return nil, false
 	}
 	if !bc.WriteLayout().Independent {

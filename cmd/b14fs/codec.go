@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/remote"
 	"github.com/b14fs/b14fs/transform"
 )
 
@@ -35,6 +35,7 @@ type convertFlags struct {
 	progress string // --progress: auto, always or never
 	force    bool   // -f: write binary to a terminal all the same
 	binary   bool   // the output is binary whatever the input
+	remote   remote.Options
 }
 
 func newCodecCommand(reg *core.Registry, std stdio, dir direction) *cobra.Command {
@@ -59,7 +60,11 @@ codecs of CHAIN, and write the result to standard output or OUT.
 
 OUT is written through a temporary file in its directory and renamed into
 place on success, so a failure never leaves a partial file. Binary output
-to a terminal is refused unless -f.`,
+to a terminal is refused unless -f.
+
+FILE and OUT may be remote: sftp://USER@HOST[:PORT]/PATH or
+s3://BUCKET/KEY (an object is stored whole, on success only); see
+docs/remote.md.`,
 		Example: example,
 		Args:    args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -89,6 +94,7 @@ to a terminal is refused unless -f.`,
 	} else {
 		cmd.Flags().BoolVarP(&text.ignoreGarbage, "ignore-garbage", "i", false, "skip characters outside the base16384 alphabet (line breaks are skipped anyway)")
 	}
+	addRemoteFlags(cmd, &flags.remote)
 	registerCompletions(cmd, reg)
 	return cmd
 }
@@ -99,7 +105,7 @@ func convert(std stdio, dir direction, codec core.Codec, input, outPath string, 
 	src := std.in
 	size := int64(-1)
 	if input != "-" {
-		f, err := os.Open(input)
+		f, err := openInput(input, flags.remote)
 		if err != nil {
 			return err
 		}
@@ -109,7 +115,12 @@ func convert(std stdio, dir direction, codec core.Codec, input, outPath string, 
 		}
 		src = f
 	}
-	out, err := openOutput(std, outPath)
+	var out *output
+	if remote.IsURL(outPath) {
+		out, err = openRemoteOutput(std, outPath, flags.remote)
+	} else {
+		out, err = openOutput(std, outPath)
+	}
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/mount"
-	"github.com/b14fs/b14fs/internal/rootfs"
+	"github.com/b14fs/b14fs/internal/remote"
 )
 
 // mountOptions are the -o options b14fs mount takes.
@@ -24,7 +24,7 @@ func newMountCommand(reg *core.Registry, std stdio) *cobra.Command {
 	var options []string
 	var cache bool
 	cmd := &cobra.Command{
-		Use:   "mount [-c CHAIN] [-w] [-o OPTIONS] DIR MOUNTPOINT",
+		Use:   "mount [-c CHAIN] [-w] [-o OPTIONS] DIR|URL MOUNTPOINT",
 		Short: "Mount DIR at MOUNTPOINT with its encoded files shown decoded (FUSE)",
 		Long: `Mount DIR at MOUNTPOINT through FUSE: each file of DIR stored encoded by
 CHAIN is shown decoded, under its name without the codec's suffix (notes.txt
@@ -32,29 +32,31 @@ for a stored notes.txt.b14). The mount is read-only unless --writable: then
 what programs write is stored encoded. b14fs serves the mount until it gets
 SIGINT, SIGTERM or SIGHUP (it then unmounts, lazily if the mount is busy,
 and exits with 130), or until MOUNTPOINT is unmounted (fusermount3 -u; exit
-0). See docs/mount.md for coherence, links and what a crash can leave.`,
+0). See docs/mount.md for coherence, links and what a crash can leave.
+
+DIR may be remote: sftp://USER@HOST[:PORT]/PATH (an SSH server's directory)
+or s3://BUCKET/PREFIX (with --s3-endpoint for other stores than Amazon S3);
+see docs/remote.md.`,
 		Example: "  b14fs mount ~/vault /mnt/plain\n" +
 			"  b14fs mount -w -o allow_other ~/vault /mnt/plain\n" +
-			"  b14fs mount -c bencode --ext .torrent=.json ~/torrents /mnt/json",
+			"  b14fs mount -c bencode --ext .torrent=.json ~/torrents /mnt/json\n" +
+			"  b14fs mount -w sftp://me@nas.example/srv/vault /mnt/plain\n" +
+			"  b14fs mount --s3-endpoint http://127.0.0.1:8333 s3://vault/me /mnt/plain",
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			mo := mount.Options{Name: a[0], Dir: a[0], Writable: view.writable, Cache: cache}
+			mo := mount.Options{Name: remote.Redact(a[0]), Writable: view.writable, Cache: cache}
 			if err := parseMountOptions(options, &mo); err != nil {
 				return err
-			}
-			if fi, err := os.Stat(a[0]); err != nil {
-				return err
-			} else if !fi.IsDir() {
-				return fmt.Errorf("%s: not a directory", a[0])
 			}
 			if err := mount.CheckMountpoint(a[1]); err != nil {
 				return err
 			}
-			base, err := rootfs.Open(a[0])
+			base, statfs, closer, err := view.openBase(a[0], false)
 			if err != nil {
 				return err
 			}
-			defer base.Close()
+			defer closer.Close()
+			mo.Dir = statfs
 			fsys, err := view.build(cmd, reg, base)
 			if err != nil {
 				return err

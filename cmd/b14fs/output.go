@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/remote"
 )
 
 // exitInterrupted is the exit code after SIGINT or SIGTERM, as shells report
@@ -69,6 +70,77 @@ func openOutput(std stdio, path string) (*output, error) {
 			return err
 		}
 		return renamePath(f.Commit(), path)
+	}}, nil
+}
+
+// remoteFile is a file of a remote location, open for reading, which
+// closes its connection with it.
+type remoteFile struct {
+	afero.File
+	conn io.Closer
+}
+
+func (f remoteFile) Close() error {
+	err := f.File.Close()
+	f.conn.Close()
+	return err
+}
+
+// openInput opens the input file name: a local path or a remote location.
+func openInput(name string, opts remote.Options) (interface {
+	io.ReadCloser
+	Stat() (fs.FileInfo, error)
+}, error) {
+	if !remote.IsURL(name) {
+		return os.Open(name)
+	}
+	fsys, base, conn, err := remote.OpenFile(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fsys.Open(base)
+	if err != nil {
+		conn.Close()
+		return nil, locationError(name, err)
+	}
+	return remoteFile{f, conn}, nil
+}
+
+// locationError names the remote location loc (redacted) in err instead
+// of the path in it.
+func locationError(loc string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", remote.Redact(loc), err)
+}
+
+// openRemoteOutput opens the output -o names when it is a remote location:
+// a temporary file renamed over it (SFTP) or the object's new content
+// (S3), stored on success only, as openOutput's local files are.
+func openRemoteOutput(std stdio, loc string, opts remote.Options) (*output, error) {
+	fsys, base, conn, err := remote.OpenFile(loc, opts)
+	if err != nil {
+		return nil, err
+	}
+	f, err := atomicfile.Create(fsys, base, 0o666)
+	if err != nil {
+		conn.Close()
+		return nil, locationError(loc, err)
+	}
+	stop := onInterrupt(std.err, f.Abort)
+	return &output{w: f, finish: func(err error) error {
+		stop()
+		defer conn.Close()
+		if err != nil {
+			f.Abort()
+			return err
+		}
+		if err := f.Commit(); err != nil {
+			return locationError(loc, err)
+		}
+		return nil
 	}}, nil
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/rootfs"
+	"github.com/b14fs/b14fs/internal/remote"
 	"github.com/b14fs/b14fs/internal/serve"
 )
 
@@ -28,7 +28,7 @@ func newServeCommand(reg *core.Registry, std stdio) *cobra.Command {
 	var quiet bool
 	var maxUpload int64
 	cmd := &cobra.Command{
-		Use:   "serve [-w] [-c CHAIN] [--addr HOST:PORT] DIR",
+		Use:   "serve [-w] [-c CHAIN] [--addr HOST:PORT] DIR|URL",
 		Short: "Serve DIR with its encoded files shown decoded, over WebDAV and HTTP",
 		Long: `Serve DIR over WebDAV (and so plain HTTP): each file of DIR stored encoded by
 CHAIN is shown decoded, under the same names as b14fs mount shows, and GET
@@ -45,7 +45,10 @@ symbolic links that point out of DIR are not followed.
 
 b14fs logs a line per request on stderr (time, method, path, status, bytes,
 duration) unless --quiet, and on SIGINT or SIGTERM finishes the requests in
-flight (for up to 30 seconds) and exits 0.`,
+flight (for up to 30 seconds) and exits 0.
+
+DIR may be remote: sftp://USER@HOST[:PORT]/PATH or s3://BUCKET/PREFIX (see
+docs/remote.md).`,
 		Example: "  b14fs serve ~/vault\n" +
 			"  b14fs serve -w --addr 127.0.0.1:9000 ~/vault\n" +
 			"  B14FS_PASSWORD=secret b14fs serve --addr :8384 --tls-cert c.pem --tls-key k.pem ~/vault",
@@ -66,17 +69,12 @@ flight (for up to 30 seconds) and exits 0.`,
 			if password == "" && !serve.IsLoopback(host) {
 				return usageError{fmt.Errorf("--addr %s is not a loopback address: serving it needs a password (--password-file or $%s)", addr, passwordEnv)}
 			}
-			if fi, err := os.Stat(dir); err != nil {
-				return err
-			} else if !fi.IsDir() {
-				return fmt.Errorf("%s: not a directory", dir)
-			}
-			root, err := rootfs.Open(dir)
+			base, _, closer, err := view.openBase(dir, true)
 			if err != nil {
 				return err
 			}
-			defer root.Close()
-			fsys, err := view.build(cmd, reg, root.FollowLinks())
+			defer closer.Close()
+			fsys, err := view.build(cmd, reg, base)
 			if err != nil {
 				return err
 			}
@@ -85,7 +83,7 @@ flight (for up to 30 seconds) and exits 0.`,
 				log = nil
 			}
 			h := serve.Handler(fsys, serve.Options{Writable: view.writable, User: user, Password: password, MaxUpload: maxUpload, Log: log})
-			return runServer(std, dir, addr, h, password != "", tlsCert, tlsKey, urlFile)
+			return runServer(std, remote.Redact(dir), addr, h, password != "", tlsCert, tlsKey, urlFile)
 		},
 	}
 	view.add(cmd)

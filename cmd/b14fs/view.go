@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/remote"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/transform"
 )
 
@@ -17,6 +21,7 @@ import (
 type viewFlags struct {
 	chain, suffix, ext string
 	showAll, writable  bool
+	remote             remote.Options
 }
 
 // add defines the view flags on cmd.
@@ -26,6 +31,43 @@ func (v *viewFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&v.ext, "ext", "", "show stored `.STORED=.SHOWN` names with the extension replaced")
 	cmd.Flags().BoolVar(&v.showAll, "show-all", false, "show the other files of DIR too, as they are")
 	cmd.Flags().BoolVarP(&v.writable, "writable", "w", false, "let programs write: files are stored encoded")
+	addRemoteFlags(cmd, &v.remote)
+}
+
+// addRemoteFlags defines the flags of remote locations (DIR given as
+// sftp://USER@HOST[:PORT]/PATH or s3://BUCKET/PREFIX) on cmd.
+func addRemoteFlags(cmd *cobra.Command, o *remote.Options) {
+	f := cmd.Flags()
+	f.StringVar(&o.S3Endpoint, "s3-endpoint", "", "the S3-compatible store s3:// locations are in, as `URL` (http://HOST:PORT; default: $AWS_ENDPOINT_URL, else Amazon S3)")
+	f.StringVar(&o.S3Region, "s3-region", "", "the `REGION` of s3:// buckets (default: $AWS_REGION)")
+	f.StringSliceVar(&o.SFTPKeys, "sftp-key", nil, "log in to sftp:// servers with the private key `FILE` (default: ssh-agent, ~/.ssh/id_*)")
+	f.StringSliceVar(&o.SFTPKnownHosts, "sftp-known-hosts", nil, "check sftp:// servers' host keys against `FILE` (default: ~/.ssh/known_hosts)")
+	f.BoolVar(&o.SFTPInsecureIgnoreHostKey, "sftp-insecure-ignore-host-key", false, "accept any host key of sftp:// servers: anyone in between can read and change the files")
+	f.DurationVar(&o.Timeout, "remote-timeout", 0, "fail a request to a remote location that makes no progress for `DURATION` (default 30s)")
+}
+
+// openBase opens DIR: a remote location (remote.IsURL), or a local
+// directory through rootfs, following links out of it when follow is set.
+// It returns the directory's statfs path ("" for a remote location) and
+// what closes it.
+func (v *viewFlags) openBase(dir string, follow bool) (base afero.Fs, statfs string, closer io.Closer, err error) {
+	if remote.IsURL(dir) {
+		base, closer, err := remote.Open(dir, v.remote)
+		return base, "", closer, err
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, "", nil, err
+	} else if !fi.IsDir() {
+		return nil, "", nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	root, err := rootfs.Open(dir)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if follow {
+		return root.FollowLinks(), dir, root, nil
+	}
+	return root, dir, root, nil
 }
 
 // build returns the decoded view of base that the flags of cmd ask for.

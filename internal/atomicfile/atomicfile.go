@@ -127,18 +127,50 @@ func RemoveStale(fsys afero.Fs, dir string) error {
 	return errors.Join(errs...)
 }
 
-// File is a temporary file that Commit renames over its target.
+// A Replacer is a filesystem that replaces a file's content whole without
+// a rename, such as an object store, where a PUT is atomic and there is no
+// rename. Create then writes the new content through Replace, and makes no
+// temporary file.
+type Replacer interface {
+	afero.Fs
+	// Replace returns a new, empty content for the file name, open for
+	// reading and writing (at any offset). Its Close makes it name's
+	// content, whole and at once; its Discard drops it, and name stays as
+	// it was. Replacements keep no mode of their own: their Chmod does
+	// nothing.
+	Replace(name string, perm os.FileMode) (Replacement, error)
+}
+
+// A Replacement is the pending new content of a file of a Replacer.
+type Replacement interface {
+	afero.File
+	// Discard drops the content, leaving the file as it was. It does
+	// nothing after Close.
+	Discard()
+}
+
+// File is a temporary file that Commit renames over its target, or the
+// Replacement that Commit closes into it.
 type File struct {
 	afero.File
 	fsys   afero.Fs
 	name   string // as created: a base's File.Name may differ
 	target string
+	repl   Replacement // when fsys is a Replacer
 	done   bool
 }
 
 // Create creates a temporary file in target's directory, with perm as
-// os.OpenFile takes it (before the umask).
+// os.OpenFile takes it (before the umask). When fsys is a Replacer, it
+// returns a Replacement of target instead.
 func Create(fsys afero.Fs, target string, perm os.FileMode) (*File, error) {
+	if r, ok := fsys.(Replacer); ok {
+		repl, err := r.Replace(target, perm)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: repl, fsys: fsys, name: target, target: target, repl: repl}, nil
+	}
 	dir, base := filepath.Split(target)
 	for range 100 {
 		name := dir + TempName(base)
@@ -158,19 +190,26 @@ func Create(fsys afero.Fs, target string, perm os.FileMode) (*File, error) {
 func (f *File) Name() string { return f.name }
 
 // Chmod sets the temporary file's mode bits exactly, as the target's will
-// be after Commit.
+// be after Commit. A Replacement keeps no mode: it does nothing then.
 func (f *File) Chmod(mode os.FileMode) error {
+	if f.repl != nil {
+		return nil
+	}
 	return f.fsys.Chmod(f.name, mode)
 }
 
 // Commit flushes the file to stable storage, renames it over its target and
 // flushes the directory, so that the new content is there after a crash.
-// On failure the temporary file is removed and the target is as it was.
+// On failure the temporary file is removed and the target is as it was. A
+// Replacement is closed into its target instead.
 func (f *File) Commit() error {
 	if f.done {
 		return fs.ErrClosed
 	}
 	f.done = true
+	if f.repl != nil {
+		return f.repl.Close()
+	}
 	err := f.Sync()
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
@@ -192,6 +231,10 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	if f.repl != nil {
+		f.repl.Discard()
+		return
+	}
 	f.File.Close()
 	f.fsys.Remove(f.name)
 }

@@ -413,6 +413,9 @@ func errno(err error) syscall.Errno {
 		return syscall.EBADF
 	case errors.Is(err, fsx.ErrTooLarge):
 		return syscall.EFBIG
+	case errors.Is(err, errors.ErrUnsupported):
+		// What the base cannot do, such as a rename on S3.
+		return syscall.ENOTSUP
 	case strings.Contains(err.Error(), "path escapes from parent"):
 		// os.Root refused a link that leads out of the directory.
 		return syscall.EXDEV

@@ -194,6 +194,7 @@ func TestErrno(t *testing.T) {
 		{os.ErrPermission, syscall.EACCES},
 		{syscall.ENOSPC, syscall.ENOSPC},
 		{errors.New("corrupt"), syscall.EIO},
+		{&os.PathError{Op: "rename", Path: "x", Err: errors.ErrUnsupported}, syscall.ENOTSUP},
 	}
 	for _, tt := range tests {
 		if got := errno(tt.err); got != tt.want {

@@ -2,13 +2,20 @@ package serve
 
 import (
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/remote/s3fs"
+	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
 // TestInterruptedPut checks that a client going away mid-upload leaves
@@ -82,5 +89,50 @@ func TestInterruptedPut(t *testing.T) {
 	resp, _ = do(t, "PUT", srv.URL+"/sub", strings.NewReader("x"))
 	if resp.StatusCode < 400 {
 		t.Errorf("PUT over a directory: %s", resp.Status)
+	}
+}
+
+// TestPutWithoutRename checks that uploads work on a base that cannot
+// rename (S3, here the gofakes3 server): fsx stores the whole object at
+// once, and an interrupted upload still leaves the previous content.
+func TestPutWithoutRename(t *testing.T) {
+	base, err := s3fs.New(remotetest.Bucket, "", s3fs.Config{
+		Endpoint: remotetest.FakeS3(t), Insecure: true, Region: "us-east-1", UnsignedPayload: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := fsx.New(base, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(fsys, "/notes.txt", []byte("old notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write([]byte("PUT /notes.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial upload"))
+	time.Sleep(100 * time.Millisecond)
+	conn.Close()
+	time.Sleep(200 * time.Millisecond)
+	if _, data := do(t, "GET", srv.URL+"/notes.txt", nil); string(data) != "old notes\n" {
+		t.Errorf("after an interrupted PUT: %q", data)
+	}
+	for _, name := range []string{"/notes.txt", "/new.txt"} {
+		resp, _ := do(t, "PUT", srv.URL+name, strings.NewReader("new notes\n"))
+		if resp.StatusCode >= 300 {
+			t.Fatalf("PUT %s: %s", name, resp.Status)
+		}
+		if _, data := do(t, "GET", srv.URL+name, nil); string(data) != "new notes\n" {
+			t.Errorf("after a PUT of %s: %q", name, data)
+		}
+	}
+	names, _ := afero.ReadDir(base, "/")
+	if len(names) != 2 {
+		t.Errorf("the bucket holds %d objects, want 2 (no temporary file left)", len(names))
 	}
 }

@@ -1,0 +1,111 @@
+package remotetest
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A Proxy forwards TCP connections on a loopback port to a server, and can
+// slow them down or cut them, as a failing network or a dying server
+// would.
+type Proxy struct {
+	Addr   string // where it listens, 127.0.0.1:port
+	target string
+	l      net.Listener
+
+	mu    sync.Mutex
+	conns []net.Conn
+	cut   bool
+	delay time.Duration
+}
+
+// NewProxy starts a proxy to target, stopped when the test ends.
+func NewProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Proxy{Addr: l.Addr().String(), target: target, l: l}
+	t.Cleanup(func() { l.Close(); p.Cut() })
+	go p.serve()
+	return p
+}
+
+func (p *Proxy) serve() {
+	for {
+		c, err := p.l.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		if p.cut {
+			p.mu.Unlock()
+			c.Close()
+			continue
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			p.mu.Unlock()
+			c.Close()
+			continue
+		}
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		go p.pipe(s, c)
+		go p.pipe(c, s)
+	}
+}
+
+// pipe copies from src to dst, waiting the proxy's delay before each
+// chunk.
+func (p *Proxy) pipe(dst, src net.Conn) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			d := p.delay
+			p.mu.Unlock()
+			time.Sleep(d)
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				src.Close()
+			}
+			return
+		}
+	}
+}
+
+// SetDelay makes each chunk of data wait d from now on (latency).
+func (p *Proxy) SetDelay(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delay = d
+}
+
+// Cut closes every connection and refuses new ones.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// Heal lets new connections through again.
+func (p *Proxy) Heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = false
+}

@@ -1,0 +1,341 @@
+// Package remotetest starts the servers the remote backends' tests run
+// against, on loopback addresses only: an in-process S3 fake (gofakes3), a
+// SeaweedFS server with its S3 gateway, and OpenSSH's sshd. A test whose
+// server program is missing is skipped with a message saying what to
+// install.
+package remotetest
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"golang.org/x/crypto/ssh"
+)
+
+// Bucket is the bucket the S3 servers start with.
+const Bucket = "b14fs"
+
+// Access and secret keys the S3 servers are given; tests check that the
+// secret never shows in an error.
+const (
+	AccessKey = "B14FSACCESSKEYEXAMPLE"
+	SecretKey = "b14fs-secret-key-that-must-never-be-shown"
+)
+
+// FakeS3 starts an in-process S3 fake holding an empty Bucket and returns
+// its endpoint (host:port, plain HTTP).
+func FakeS3(t testing.TB) string {
+	t.Helper()
+	backend := s3mem.New()
+	if err := backend.CreateBucket(Bucket); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// Counter is an http.RoundTripper that counts the requests it carries, by
+// method.
+type Counter struct {
+	Next http.RoundTripper
+	gets atomic.Int64
+	all  atomic.Int64
+}
+
+// RoundTrip counts req and carries it.
+func (c *Counter) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.all.Add(1)
+	if req.Method == http.MethodGet && req.Header.Get("Range") != "" {
+		c.gets.Add(1)
+	}
+	return c.Next.RoundTrip(req)
+}
+
+// RangeGets returns how many ranged GETs it carried.
+func (c *Counter) RangeGets() int64 { return c.gets.Load() }
+
+// Requests returns how many requests it carried.
+func (c *Counter) Requests() int64 { return c.all.Load() }
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// WeedBinary returns the path of SeaweedFS's weed program: $B14FS_WEED
+// (when set, and only if it exists), else /var/cache/b14fs/weed (where
+// .ci/weed builds it) or weed on $PATH; "" when there is none.
+func WeedBinary() string {
+	if p := os.Getenv("B14FS_WEED"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return ""
+		}
+		return p
+	}
+	if _, err := os.Stat("/var/cache/b14fs/weed"); err == nil {
+		return "/var/cache/b14fs/weed"
+	}
+	p, _ := exec.LookPath("weed")
+	return p
+}
+
+// A Server is a server process a test started.
+type Server struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  *bytes.Buffer
+}
+
+// Kill kills the server and the processes it started (sshd's per-connection
+// ones) at once, as a crash would.
+func (s *Server) Kill() {
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.done
+}
+
+func start(t testing.TB, name string, cmd *exec.Cmd) *Server {
+	t.Helper()
+	s, err := startServer(cmd)
+	if err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		s.Kill()
+		if t.Failed() {
+			t.Logf("%s's output:\n%s", name, s.log)
+		}
+	})
+	return s
+}
+
+func startServer(cmd *exec.Cmd) (*Server, error) {
+	s := &Server{cmd: cmd, done: make(chan struct{}), log: new(bytes.Buffer)}
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { cmd.Wait(); close(s.done) }()
+	return s, nil
+}
+
+// Weed starts a SeaweedFS server (master, volume, filer and S3 gateway in
+// one process, all on 127.0.0.1) in a temporary directory, creates Bucket,
+// and returns the S3 endpoint and the server. It skips the test when weed
+// is not there (.ci/weed builds it).
+func Weed(t testing.TB) (endpoint string, srv *Server) {
+	t.Helper()
+	if WeedBinary() == "" {
+		t.Skip("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
+	}
+	endpoint, srv, err := StartWeed(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Kill()
+		if t.Failed() {
+			t.Logf("weed's output:\n%s", srv.log)
+		}
+	})
+	return endpoint, srv
+}
+
+// StartWeed is Weed for a caller without a test, such as a TestMain that
+// shares one server among benchmarks: it keeps its data in dir, and the
+// caller kills it.
+func StartWeed(dir string) (endpoint string, srv *Server, err error) {
+	bin := WeedBinary()
+	if bin == "" {
+		return "", nil, errors.New("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
+	}
+	ports := make([]string, 8)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		ports[i] = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+	}
+	srv, err = startServer(exec.Command(bin, "server",
+		"-dir", dir, "-ip", "127.0.0.1", "-ip.bind", "127.0.0.1",
+		"-master.port", ports[0], "-master.port.grpc", ports[1],
+		"-volume.port", ports[2], "-volume.port.grpc", ports[3],
+		"-volume.max", "8", "-master.volumeSizeLimitMB", "256",
+		"-filer", "-filer.port", ports[4], "-filer.port.grpc", ports[5],
+		"-s3", "-s3.port", ports[6], "-s3.port.grpc", ports[7],
+		"-s3.port.iceberg", "0", "-s3.port.lance", "0",
+		// No usage reports: the tests reach loopback addresses only.
+		"-master.telemetry=false", "-master.telemetry.url", "http://127.0.0.1:1/",
+	))
+	if err != nil {
+		return "", nil, fmt.Errorf("starting weed: %w", err)
+	}
+	endpoint = "127.0.0.1:" + ports[6]
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		req, _ := http.NewRequest(http.MethodPut, "http://"+endpoint+"/"+Bucket, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusConflict {
+				return endpoint, srv, nil
+			}
+		}
+		select {
+		case <-srv.done:
+			return "", nil, fmt.Errorf("weed exited:\n%s", srv.log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			srv.Kill()
+			return "", nil, fmt.Errorf("weed's S3 gateway did not answer within a minute (last: %v)", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// SSH is an sshd a test started, and what a client needs to reach it.
+type SSH struct {
+	*Server
+	Addr       string // 127.0.0.1:port
+	User       string
+	KeyFile    string // the user's private key, OpenSSH format
+	KnownHosts string // a known_hosts file holding the server's key
+	Root       string // a directory the user may write
+}
+
+// SSHD starts OpenSSH's sshd on a random loopback port, with a throwaway
+// host key and a user key of its own, serving SFTP. It skips the test when
+// sshd is not installed, or when it cannot run as the user the tests run
+// as (it needs root).
+func SSHD(t testing.TB) *SSH {
+	t.Helper()
+	bin, err := exec.LookPath("sshd")
+	if err != nil {
+		for _, p := range []string{"/usr/sbin/sshd", "/usr/local/sbin/sshd"} {
+			if _, err := os.Stat(p); err == nil {
+				bin = p
+			}
+		}
+	}
+	if bin == "" {
+		t.Skip("sshd not found: install openssh-server")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("sshd needs root to log users in")
+	}
+	// sshd checks that its privilege separation directory exists.
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+		t.Skipf("sshd's /run/sshd: %v", err)
+	}
+	dir := t.TempDir()
+	hostKey := writeKey(t, filepath.Join(dir, "host_key"))
+	userKey := writeKey(t, filepath.Join(dir, "user_key"))
+	auth := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(auth, ssh.MarshalAuthorizedKey(userKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "files")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	user := os.Getenv("USER")
+	if user == "" {
+		user = "root"
+	}
+	port := FreePort(t)
+	config := filepath.Join(dir, "sshd_config")
+	conf := fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %s
+AuthorizedKeysFile %s
+PidFile %s
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+AllowTcpForwarding no
+X11Forwarding no
+Subsystem sftp internal-sftp
+LogLevel ERROR
+`, port, filepath.Join(dir, "host_key"), auth, filepath.Join(dir, "sshd.pid"))
+	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := start(t, "sshd", exec.Command(bin, "-D", "-e", "-f", config))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	known := filepath.Join(dir, "known_hosts")
+	line := fmt.Sprintf("[127.0.0.1]:%d %s", port, ssh.MarshalAuthorizedKey(hostKey))
+	if err := os.WriteFile(known, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-srv.done:
+			t.Fatalf("sshd exited:\n%s", srv.log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sshd did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return &SSH{Server: srv, Addr: addr, User: user, KeyFile: filepath.Join(dir, "user_key"), KnownHosts: known, Root: root}
+}
+
+// writeKey writes a new ed25519 private key to path and returns its public
+// key.
+func writeKey(t testing.TB, path string) ssh.PublicKey {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sshPub, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sshPub
+}

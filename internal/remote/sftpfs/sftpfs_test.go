@@ -1,0 +1,246 @@
+package sftpfs_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"testing/iotest"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/remote/sftpfs"
+	"github.com/b14fs/b14fs/plugins/base16384"
+)
+
+func dial(t *testing.T, s *remotetest.SSH) *sftpfs.Fs {
+	t.Helper()
+	t.Setenv("SSH_AUTH_SOCK", "")
+	fsys, err := sftpfs.Dial(sftpfs.Config{
+		Addr: s.Addr, User: s.User, KeyFiles: []string{s.KeyFile}, KnownHosts: []string{s.KnownHosts},
+		Timeout: 5 * time.Second,
+	}, s.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fsys.Close() })
+	return fsys
+}
+
+var tree = map[string]string{
+	"a.txt":             "hello, world\n",
+	"empty":             "",
+	"dir/b.bin":         strings.Repeat("0123456789", 100),
+	"dir/sub/c":         "x",
+	"dir/sub/deeper/d7": "1234567",
+}
+
+func writeTree(t *testing.T, fsys afero.Fs) []string {
+	t.Helper()
+	var names []string
+	for name, content := range tree {
+		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := afero.WriteFile(fsys, name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 3))
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(r.Uint32())
+	}
+	return p
+}
+
+// TestSFTP runs fstest.TestFS over a directory of a real sshd, as it is
+// and through fsx, and reads and edits encoded files there.
+func TestSFTP(t *testing.T) {
+	s := remotetest.SSHD(t)
+	fsys := dial(t, s)
+	if err := fsys.Mkdir("raw", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	raw := afero.NewBasePathFs(fsys, "raw")
+	names := writeTree(t, raw)
+	if err := fstest.TestFS(afero.NewIOFS(raw), names...); err != nil {
+		t.Error("raw:", err)
+	}
+
+	if err := fsys.Mkdir("enc", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := fsx.New(afero.NewBasePathFs(fsys, "enc"), base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = writeTree(t, enc)
+	if err := fstest.TestFS(afero.NewIOFS(enc), names...); err != nil {
+		t.Error("fsx:", err)
+	}
+	// The server holds the encoded files, in the directory given.
+	if _, err := os.Stat(filepath.Join(s.Root, "enc", "dir", "b.bin.b14")); err != nil {
+		t.Error(err)
+	}
+
+	// iotest.TestReader reads every byte with a ReadAt of its own, each a
+	// round trip: a small file.
+	small := randomBytes(3000, 2)
+	if err := afero.WriteFile(enc, "small", small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := enc.Open("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := iotest.TestReader(f, small); err != nil {
+		t.Error(err)
+	}
+	f.Close()
+	want := randomBytes(300000, 1)
+	if err := afero.WriteFile(enc, "big", want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// An append in place and a write in the middle, as on a local disk.
+	f, err = enc.OpenFile("big", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("tail"))
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "tail"...)
+	f, err = enc.OpenFile("big", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("MIDDLE"), 150000)
+	copy(want[150000:], "MIDDLE")
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := afero.ReadFile(enc, "big"); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("after edits: %d bytes, %v", len(got), err)
+	}
+	if err := enc.Rename("big", "moved"); err != nil {
+		t.Error(err)
+	}
+	if got, err := afero.ReadFile(enc, "moved"); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("after rename: %d bytes, %v", len(got), err)
+	}
+	// No temporary files are left behind.
+	entries, _ := os.ReadDir(filepath.Join(s.Root, "enc"))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestHostKey checks that a server whose key is not in known_hosts, or
+// differs from the one there, is refused with an error saying so, unless
+// the check is turned off by name.
+func TestHostKey(t *testing.T) {
+	s := remotetest.SSHD(t)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	empty := filepath.Join(t.TempDir(), "known_hosts")
+	os.WriteFile(empty, nil, 0o600)
+	other := filepath.Join(t.TempDir(), "known_hosts")
+	line, _ := os.ReadFile(s.KnownHosts)
+	// The same host with another key.
+	pub := strings.Fields(string(line))
+	wrong := pub[0] + " ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"
+	os.WriteFile(other, []byte(wrong), 0o600)
+
+	tests := []struct {
+		name   string
+		known  string
+		ignore bool
+		want   string // in the error; "" for success
+	}{
+		{"unknown host", empty, false, "not in known_hosts"},
+		{"changed key", other, false, "does NOT match"},
+		{"ignored by name", empty, true, ""},
+		{"known", s.KnownHosts, false, ""},
+	}
+	for _, tt := range tests {
+		fsys, err := sftpfs.Dial(sftpfs.Config{
+			Addr: s.Addr, User: s.User, KeyFiles: []string{s.KeyFile}, KnownHosts: []string{tt.known},
+			InsecureIgnoreHostKey: tt.ignore, Timeout: 5 * time.Second,
+		}, s.Root)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			} else {
+				fsys.Close()
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one saying %q", tt.name, err, tt.want)
+		}
+		if err == nil {
+			fsys.Close()
+		}
+	}
+}
+
+// TestServerKilled checks that killing the server mid-write leaves the old
+// file, and that calls then fail at once, with an error.
+func TestServerKilled(t *testing.T) {
+	s := remotetest.SSHD(t)
+	fsys := dial(t, s)
+	enc, err := fsx.New(fsys, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(enc, "x", []byte("old content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := enc.Create("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(randomBytes(1<<20, 2))
+	// The server dies, and with it the connection (sshd's process for
+	// the connection may outlive its listener: close it as a dying
+	// network would).
+	s.Kill()
+	fsys.Close()
+	done := make(chan error, 1)
+	go func() { done <- f.Close() }()
+	select {
+	case err := <-done:
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			t.Errorf("Close after the server died: %v, want a *fs.PathError", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close hangs after the server died")
+	}
+	got, err := os.ReadFile(filepath.Join(s.Root, "x.b14"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, _ := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), s.Root), base16384.NewCodec())
+	if plain, err := afero.ReadFile(local, "x"); err != nil || string(plain) != "old content" {
+		t.Errorf("after the server died mid-write the file reads %.20q (%d bytes), %v (stored: %d bytes)", plain, len(plain), err, len(got))
+	}
+}
