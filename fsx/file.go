@@ -27,11 +27,12 @@ type file struct {
 	// without it by ReadAt on a file opened read-only.
 	src atomic.Pointer[source]
 
-	mu   sync.Mutex // guards the fields below
-	off  int64
-	info os.FileInfo // the stored file's, as of the last load
-	base afero.File  // the stored file, open for reading
-	edit edit        // nil while the content is src's
+	mu     sync.Mutex // guards the fields below
+	off    int64
+	info   os.FileInfo     // the stored file's, as of the last load
+	base   afero.File      // the stored file, open for reading
+	baseAt *lockedReaderAt // base, for the sources over it (Refresh makes more)
+	edit   edit            // nil while the content is src's
 }
 
 // An edit is a change to a file's content not yet stored.
@@ -61,9 +62,11 @@ func (f *file) load() error {
 	case err == nil && info.IsDir(): // a directory named like a stored file
 		err = errIsDir
 	case err == nil:
+		at := &lockedReaderAt{r: bf}
 		var src *source
-		if src, err = newSource(f.fsys.decoders, bf, info.Size()); err == nil {
+		if src, err = newSource(f.fsys.decoders, at, info.Size()); err == nil {
 			f.src.Store(src)
+			f.baseAt = at
 		}
 	}
 	if err != nil {
@@ -249,7 +252,7 @@ func (f *file) Refresh() (bool, error) {
 		return false, pathError("refresh", f.name, err)
 	}
 	changed := info.Size() != f.info.Size() || !info.ModTime().Equal(f.info.ModTime())
-	src, err := newSource(f.fsys.decoders, f.base, info.Size())
+	src, err := newSource(f.fsys.decoders, f.baseAt, info.Size())
 	if err != nil {
 		return changed, pathError("refresh", f.name, err)
 	}

@@ -46,9 +46,14 @@ func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // newSource returns the decoded content by c of the stored stream read from
 // r, which holds size bytes. An empty stored file is an empty file, whatever
-// the codec.
+// the codec. Sources of one base file share its lock when r is a
+// *lockedReaderAt.
 func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
-	s := &source{dec: c, at: &lockedReaderAt{r: r}, stored: size, size: -1}
+	at, ok := r.(*lockedReaderAt)
+	if !ok {
+		at = &lockedReaderAt{r: r}
+	}
+	s := &source{dec: c, at: at, stored: size, size: -1}
 	if size == 0 {
 		s.size = 0
 		return s, nil
