@@ -156,7 +156,9 @@ func Mount(fsys afero.Fs, mountpoint string, opts Options) (*Server, error) {
 	// INIT answered, so it is ready. Not srv.WaitMount: its poll hack
 	// opens a file on the mount from this process, and a process killed
 	// while it has a file of its own mount open never ends (exiting, it
-	// flushes the file: a request only itself could answer).
+	// flushes the file: a request only itself could answer). The hack is
+	// for a process that opens files of its own mount, which b14fs mount
+	// does not (its tests do, and run it: usableInProcess).
 	return s, nil
 }
 

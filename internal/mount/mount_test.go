@@ -35,6 +35,7 @@ func mountForTest(t *testing.T, fsys afero.Fs, opts Options) string {
 	if err != nil {
 		t.Skipf("cannot mount FUSE here: %v", err)
 	}
+	usableInProcess(t, srv)
 	t.Cleanup(func() {
 		if lazy, err := srv.Unmount(); err != nil || lazy {
 			t.Errorf("Unmount: lazy %v, %v", lazy, err)
