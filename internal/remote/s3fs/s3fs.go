@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -37,6 +36,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/remote/listing"
 )
 
 // Config says how to reach the object store.
@@ -559,14 +559,13 @@ type dirFile struct {
 	prefix string
 	info   *fileInfo
 
-	mu      sync.Mutex
-	entries []os.FileInfo // nil until listed
-	pos     int
-	closed  bool
+	mu     sync.Mutex
+	pages  listing.Pages
+	closed bool
 }
 
 func (d *dirFile) list() error {
-	if d.entries != nil {
+	if d.pages.Listed() {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -597,7 +596,7 @@ func (d *dirFile) list() error {
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	d.entries = entries
+	d.pages.Set(entries)
 	return nil
 }
 
@@ -610,27 +609,10 @@ func (d *dirFile) Readdir(n int) ([]os.FileInfo, error) {
 	if err := d.list(); err != nil {
 		return nil, pathError("readdir", d.name, err)
 	}
-	rest := d.entries[d.pos:]
-	if n <= 0 {
-		d.pos = len(d.entries)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	rest = rest[:min(n, len(rest))]
-	d.pos += len(rest)
-	return rest, nil
+	return d.pages.Next(n)
 }
 
-func (d *dirFile) Readdirnames(n int) ([]string, error) {
-	infos, err := d.Readdir(n)
-	names := make([]string, len(infos))
-	for i, info := range infos {
-		names[i] = info.Name()
-	}
-	return names, err
-}
+func (d *dirFile) Readdirnames(n int) ([]string, error) { return listing.Names(d.Readdir(n)) }
 
 func (d *dirFile) Close() error {
 	d.mu.Lock()

@@ -16,7 +16,6 @@ package sftpfs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -28,6 +27,8 @@ import (
 	"github.com/pkg/sftp"
 	"github.com/spf13/afero"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/b14fs/b14fs/internal/remote/listing"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
@@ -380,47 +381,29 @@ func (f *file) Readdirnames(int) ([]string, error) {
 
 // dirFile is an open directory on the server.
 type dirFile struct {
-	fs      *Fs
-	name    string
-	path    string
-	info    os.FileInfo
-	entries []os.FileInfo // nil until listed
-	pos     int
-	closed  bool
+	fs     *Fs
+	name   string
+	path   string
+	info   os.FileInfo
+	pages  listing.Pages
+	closed bool
 }
 
 func (d *dirFile) Readdir(n int) ([]os.FileInfo, error) {
 	if d.closed {
 		return nil, pathError("readdir", d.name, fs.ErrClosed)
 	}
-	if d.entries == nil {
+	if !d.pages.Listed() {
 		entries, err := d.fs.client.ReadDir(d.path)
 		if err != nil {
 			return nil, pathError("readdir", d.name, err)
 		}
-		d.entries = append([]os.FileInfo{}, entries...)
+		d.pages.Set(entries)
 	}
-	rest := d.entries[d.pos:]
-	if n <= 0 {
-		d.pos = len(d.entries)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	rest = rest[:min(n, len(rest))]
-	d.pos += len(rest)
-	return rest, nil
+	return d.pages.Next(n)
 }
 
-func (d *dirFile) Readdirnames(n int) ([]string, error) {
-	infos, err := d.Readdir(n)
-	names := make([]string, len(infos))
-	for i, info := range infos {
-		names[i] = info.Name()
-	}
-	return names, err
-}
+func (d *dirFile) Readdirnames(n int) ([]string, error) { return listing.Names(d.Readdir(n)) }
 
 func (d *dirFile) Close() error {
 	if d.closed {
