@@ -123,37 +123,107 @@ func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
 // that on each read of the base, up to readChunk, so that a short read
 // near the start of a file reads little more than it needs, and a long
 // one keeps many requests in flight on a network filesystem (SFTP splits
-// a ReadAt into concurrent requests).
+// a ReadAt into concurrent requests). Once a sequential read has reached
+// chunks of prefetchFrom bytes, the next chunk is read while the codec
+// decodes the current one, so that the base is never idle while fsx
+// decodes.
 const (
-	readChunk = 4 << 20
-	readAhead = 32 << 10
+	readChunk    = 4 << 20
+	readAhead    = 32 << 10
+	prefetchFrom = 1 << 20
 )
 
 // chunkReader reads a section of a stored file with one ReadAt of the base
 // per chunk: the first of first bytes, each next one twice as long, up to
-// readChunk.
+// readChunk. Once its chunks are prefetchFrom bytes long, it reads the next
+// chunk in the background while its reader works on the current one.
 type chunkReader struct {
 	r    *io.SectionReader
 	buf  []byte // grown to the chunks' size as they need
 	data []byte // the unread part of buf
 	next int
+
+	spare    []byte       // the buffer the read in the background fills
+	fetched  chan fetched // its outcome, made once
+	fetching bool         // whether a read in the background is running
+}
+
+// fetched is the outcome of a chunk read in the background.
+type fetched struct {
+	n   int
+	err error
 }
 
 func (c *chunkReader) Read(p []byte) (int, error) {
 	if len(c.data) == 0 {
-		if len(c.buf) < c.next {
-			c.buf = make([]byte, c.next)
+		var n int
+		var err error
+		if c.fetching {
+			f := <-c.fetched
+			c.fetching = false
+			c.buf, c.spare = c.spare, c.buf
+			n, err = f.n, f.err
+		} else {
+			c.buf = grow(c.buf, c.next)
+			n, err = c.r.Read(c.buf[:c.next])
+			c.next = min(2*c.next, readChunk)
 		}
-		n, err := c.r.Read(c.buf[:c.next])
-		c.next = min(2*c.next, readChunk)
 		c.data = c.buf[:n]
 		if n == 0 {
 			return 0, err
+		}
+		if left := c.left(); err == nil && c.next >= prefetchFrom && left > 0 {
+			c.prefetch(int(min(int64(c.next), left)))
 		}
 	}
 	n := copy(p, c.data)
 	c.data = c.data[n:]
 	return n, nil
+}
+
+// reset makes c read r, first bytes at first.
+func (c *chunkReader) reset(r *io.SectionReader, first int) {
+	c.r, c.data = r, nil
+	c.next = int(max(min(int64(first), readChunk, r.Size()), 1))
+}
+
+// left returns how many bytes of r are still to be read from the base.
+// No read may be running in the background.
+func (c *chunkReader) left() int64 {
+	off, _ := c.r.Seek(0, io.SeekCurrent)
+	return c.r.Size() - off
+}
+
+// prefetch starts reading the next size bytes into c.spare.
+func (c *chunkReader) prefetch(size int) {
+	c.spare = grow(c.spare, size)
+	c.next = min(2*c.next, readChunk)
+	if c.fetched == nil {
+		c.fetched = make(chan fetched, 1)
+	}
+	c.fetching = true
+	go func(r io.Reader, p []byte, done chan<- fetched) {
+		n, err := r.Read(p)
+		done <- fetched{n, err}
+	}(c.r, c.spare[:size], c.fetched)
+}
+
+// stop waits for the chunk being read in the background, if any, and drops
+// what c holds, so that it may be reused.
+func (c *chunkReader) stop() {
+	if c.fetching {
+		<-c.fetched
+		c.fetching = false
+	}
+	c.r, c.data = nil, nil
+}
+
+// grow returns buf, or a new buffer when buf is shorter than n bytes.
+func grow(buf []byte, n int) []byte {
+	if len(buf) < n {
+		return make([]byte, n)
+	}
+	return buf
 }
 
 // decoders makes a codec's decoders, reusing them when they are
@@ -171,7 +241,7 @@ func (d *decoders) get(r *io.SectionReader, base int64, first int) *shiftedError
 	if !ok {
 		c = &chunkReader{}
 	}
-	c.r, c.data, c.next = r, nil, int(max(min(int64(first), readChunk, r.Size()), 1))
+	c.reset(r, first)
 	if s, ok := d.pool.Get().(*shiftedErrors); ok {
 		s.r.(core.ReaderResetter).Reset(c)
 		s.src, s.base = c, base
@@ -182,7 +252,7 @@ func (d *decoders) get(r *io.SectionReader, base int64, first int) *shiftedError
 
 // put makes a decoder from get available for reuse, or closes it.
 func (d *decoders) put(s *shiftedErrors) {
-	s.src.r, s.src.data = nil, nil
+	s.src.stop()
 	d.readers.Put(s.src)
 	s.src = nil
 	if _, ok := s.r.(core.ReaderResetter); ok {
