@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/b14fs/b14fs/core"
 )
@@ -22,6 +23,8 @@ type source struct {
 	stored int64        // the stored size
 	layout *core.Layout // nil unless codec is a core.BlockCodec
 	blocks bool         // whether decoding may start at any block
+
+	next atomic.Int64 // where the last ReadAt asked to end
 
 	mu     sync.Mutex     // guards the fields below
 	closed bool           // after close: a read keeps no decoder
@@ -290,11 +293,16 @@ func shiftDataError(err error, base int64) error {
 }
 
 // ReadAt reads len(p) decoded bytes from offset off, as io.ReaderAt does.
+// A ReadAt that starts where the previous one ended continues the cursor
+// that Read uses, so that a file read sequentially in ReadAt calls (as the
+// mount reads) is read from the base in growing chunks fetched ahead, not
+// one base read per call; others decode only the blocks they need.
 func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errNegativeOffset
 	}
-	if !s.blocks {
+	sequential := s.next.Swap(off+int64(len(p))) == off && off > 0
+	if !s.blocks || sequential {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		defer s.releaseIfClosed()

@@ -18,8 +18,10 @@ import (
 
 // BenchmarkSFTP reads a 256 MiB file (8 MiB with -short) stored encoded on
 // a real sshd: whole through fsx (decoding it) and the stored file with
-// the bare client, side by side, both counting the stored bytes; 4 KiB at
-// random offsets through fsx; and that from four goroutines at once.
+// the bare client, side by side, both counting the stored bytes; through
+// fsx in ReadAt calls of 128 KiB, one after the other, as the mount reads;
+// 4 KiB at random offsets through fsx; and that from four goroutines at
+// once.
 func BenchmarkSFTP(b *testing.B) {
 	s := remotetest.SSHD(b)
 	fsys, err := sftpfs.Dial(sftpfs.Config{
@@ -71,6 +73,23 @@ func BenchmarkSFTP(b *testing.B) {
 			}
 			if _, err := io.Copy(io.Discard, f); err != nil {
 				b.Fatal(err)
+			}
+			f.Close()
+		}
+	})
+	b.Run("sequential-ReadAt-128KiB/fsx", func(b *testing.B) {
+		b.SetBytes(stored)
+		b.ReportAllocs()
+		p := make([]byte, 128<<10)
+		for b.Loop() {
+			f, err := enc.Open("big")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for off := int64(0); off < int64(size); off += int64(len(p)) {
+				if _, err := f.ReadAt(p, off); err != nil && err != io.EOF {
+					b.Fatal(err)
+				}
 			}
 			f.Close()
 		}

@@ -1,0 +1,128 @@
+package fsx_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/plugins/base16384"
+)
+
+// readCountingFs counts the reads of its base's files.
+type readCountingFs struct {
+	afero.Fs
+	reads atomic.Int64
+}
+
+func (c *readCountingFs) Open(name string) (afero.File, error) {
+	return c.OpenFile(name, os.O_RDONLY, 0)
+}
+
+func (c *readCountingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	f, err := c.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &readCountingFile{File: f, reads: &c.reads}, nil
+}
+
+type readCountingFile struct {
+	afero.File
+	reads *atomic.Int64
+}
+
+func (c *readCountingFile) Read(p []byte) (int, error) {
+	c.reads.Add(1)
+	return c.File.Read(p)
+}
+
+func (c *readCountingFile) ReadAt(p []byte, off int64) (int, error) {
+	c.reads.Add(1)
+	return c.File.ReadAt(p, off)
+}
+
+// TestSequentialReadAt checks that ReadAt calls that each start where the
+// previous one ended, as the mount's reads of a file copied do, cost a few
+// growing reads of the base, while ReadAt calls in any other order cost one
+// base read each.
+func TestSequentialReadAt(t *testing.T) {
+	const size, piece = 16 << 20, 128 << 10
+	content := randomBytes(size, 5)
+	base := &readCountingFs{Fs: afero.NewMemMapFs()}
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "f", content)
+
+	read := func(t *testing.T, offsets []int64) int64 {
+		f, err := fsys.Open("f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		before := base.reads.Load()
+		p := make([]byte, piece)
+		for _, off := range offsets {
+			n, err := f.ReadAt(p, off)
+			if err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(p[:n], content[off:off+int64(n)]) {
+				t.Fatalf("ReadAt(%d) differs", off)
+			}
+		}
+		return base.reads.Load() - before
+	}
+	var offsets []int64
+	for off := int64(0); off < size; off += piece {
+		offsets = append(offsets, off)
+	}
+	if n := read(t, offsets); n > 16 {
+		t.Errorf("%d sequential ReadAt calls of %d bytes read the base %d times, want at most 16", len(offsets), piece, n)
+	}
+	// In a stride of 37 pieces (prime to their count): no call starts where
+	// the one before it ended.
+	for i := range offsets {
+		offsets[i] = int64(i*37%len(offsets)) * piece
+	}
+	if n := read(t, offsets); n != int64(len(offsets)) {
+		t.Errorf("%d ReadAt calls out of order read the base %d times, want one each", len(offsets), n)
+	}
+}
+
+// TestConcurrentSequentialReadAt reads one open file from several
+// goroutines, each reading its own part in order, so that their calls
+// interleave: every byte must be right.
+func TestConcurrentSequentialReadAt(t *testing.T) {
+	const size, parts = 6<<20 + 17, 4
+	content := randomBytes(size, 6)
+	fsys := newFs(t, afero.NewMemMapFs(), base16384.NewCodec())
+	mustWrite(t, fsys, "f", content)
+	f, err := fsys.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() {
+			start, end := int64(i)*size/parts, int64(i+1)*size/parts
+			p := make([]byte, 50000)
+			for off := start; off < end; off += int64(len(p)) {
+				q := p[:min(int64(len(p)), end-off)]
+				if _, err := f.ReadAt(q, off); err != nil && err != io.EOF {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(q, content[off:off+int64(len(q))]) {
+					t.Errorf("ReadAt(%d) differs", off)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
