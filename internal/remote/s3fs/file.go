@@ -399,6 +399,30 @@ func (w *writeFile) Discard() {
 	}
 }
 
+// create stores the object empty unless the key exists, which makes
+// os.O_EXCL atomic: the PUT carries If-None-Match: *, which the store
+// refuses (412 Precondition Failed) when the key exists, however many
+// clients create it at once. Amazon S3, MinIO, SeaweedFS and gofakes3
+// honour it; a store that answers that it does not implement it (501)
+// gets a plain PUT, after the check OpenFile made. What the file is
+// written with is stored at Close as usual.
+func (w *writeFile) create() error {
+	var opts minio.PutObjectOptions
+	opts.SetMatchETagExcept("*")
+	err := w.fs.putEmpty(w.key, opts)
+	switch minio.ToErrorResponse(err).Code {
+	case "PreconditionFailed":
+		return fmt.Errorf("%w: created meanwhile: %w", fs.ErrExist, err)
+	case "NotImplemented":
+		err = w.fs.putEmpty(w.key, minio.PutObjectOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	w.dirty = false
+	return nil
+}
+
 // upload stores the spool's content as the object, if it changed since.
 func (w *writeFile) upload(op string) error {
 	if !w.dirty {

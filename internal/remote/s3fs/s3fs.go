@@ -352,6 +352,12 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
+	if !exists && flag&os.O_EXCL != 0 {
+		if err := w.create(); err != nil {
+			w.Discard()
+			return nil, pathError("open", name, err)
+		}
+	}
 	w.readable = flag&accessMode == os.O_RDWR
 	return w, nil
 }
@@ -395,10 +401,16 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 }
 
 func (f *Fs) putMarker(key string) error {
+	return f.putEmpty(key, minio.PutObjectOptions{})
+}
+
+// putEmpty stores an empty object at key.
+func (f *Fs) putEmpty(key string, opts minio.PutObjectOptions) error {
 	ctx, cancel := f.ctx()
 	defer cancel()
 	// An empty body has nothing to sign (see writeFile.upload).
-	_, err := f.client.PutObject(ctx, f.bucket, key, strings.NewReader(""), 0, minio.PutObjectOptions{DisableContentSha256: true})
+	opts.DisableContentSha256 = true
+	_, err := f.client.PutObject(ctx, f.bucket, key, strings.NewReader(""), 0, opts)
 	return err
 }
 

@@ -587,3 +587,105 @@ func TestManyClients(t *testing.T) {
 		})
 	}
 }
+
+// TestExclusiveCreate has several clients create one name with O_EXCL at
+// once, as themselves and through fsx: exactly one succeeds, the others
+// fail with fs.ErrExist in a *fs.PathError, and the name holds what the
+// winner wrote.
+func TestExclusiveCreate(t *testing.T) {
+	for sname, start := range servers(t) {
+		t.Run(sname, func(t *testing.T) {
+			endpoint := start(t)
+			const clients = 6
+			raws := make([]afero.Fs, clients)
+			encs := make([]afero.Fs, clients)
+			for c := range clients {
+				base, _ := newFs(t, endpoint, "excl")
+				raws[c] = base
+				encs[c], _ = fsx.New(base, base16384.NewCodec())
+			}
+			// The store's first write is slow (SeaweedFS makes its volumes).
+			if err := afero.WriteFile(raws[0], "warm", nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, tt := range []struct {
+				name string
+				fss  []afero.Fs
+			}{{"raw", raws}, {"fsx", encs}} {
+				t.Run(tt.name, func(t *testing.T) {
+					winners := make(chan int, clients)
+					var wg sync.WaitGroup
+					for c := range clients {
+						wg.Go(func() {
+							f, err := tt.fss[c].OpenFile("one", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+							var pe *fs.PathError
+							switch {
+							case err == nil:
+								fmt.Fprintf(f, "client %d", c)
+								if err := f.Close(); err != nil {
+									t.Errorf("client %d: Close: %v", c, err)
+								}
+								winners <- c
+							case !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe):
+								t.Errorf("client %d: %v, want fs.ErrExist in a *fs.PathError", c, err)
+							}
+						})
+					}
+					wg.Wait()
+					close(winners)
+					var won []int
+					for c := range winners {
+						won = append(won, c)
+					}
+					if len(won) != 1 {
+						t.Fatalf("clients %v created the file, want exactly one", won)
+					}
+					got, err := afero.ReadFile(tt.fss[0], "one")
+					if want := fmt.Sprintf("client %d", won[0]); string(got) != want || err != nil {
+						t.Errorf("the file reads %q, %v; want %q", got, err, want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// noConditionalPuts answers 501 Not Implemented to PUTs with If-None-Match,
+// as a store without conditional writes may.
+type noConditionalPuts struct{ next http.RoundTripper }
+
+func (n noConditionalPuts) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPut && req.Header.Get("If-None-Match") != "" {
+		body := `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message></Error>`
+		return &http.Response{
+			StatusCode: http.StatusNotImplemented, Status: "501 Not Implemented", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:        http.Header{"Content-Type": {"application/xml"}},
+			Body:          io.NopCloser(strings.NewReader(body)),
+			ContentLength: int64(len(body)), Request: req,
+		}, nil
+	}
+	return n.next.RoundTrip(req)
+}
+
+// TestExclusiveCreateFallback checks O_EXCL on a store that does not
+// implement conditional writes: the name is checked, then written.
+func TestExclusiveCreateFallback(t *testing.T) {
+	fsys, err := s3fs.New(remotetest.Bucket, "", s3fs.Config{
+		Endpoint: fakeS3(t), Insecure: true, Region: "us-east-1",
+		Credentials: credentials.NewStaticV4(remotetest.AccessKey, remotetest.SecretKey, ""),
+		Transport:   noConditionalPuts{http.DefaultTransport},
+		SpoolDir:    t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := open(fsys, "x", os.O_WRONLY|os.O_CREATE|os.O_EXCL); err != nil {
+		t.Fatalf("creating a new name: %v", err)
+	}
+	if _, err := fsys.Stat("x"); err != nil {
+		t.Errorf("the created file: %v", err)
+	}
+	if err := open(fsys, "x", os.O_WRONLY|os.O_CREATE|os.O_EXCL); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("creating an existing name: %v, want fs.ErrExist", err)
+	}
+}
