@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -713,4 +714,53 @@ func TestRemoteMountLink(t *testing.T) {
 			"sftp://"+ssh.User+"@"+proxy.Addr+ssh.Root)
 		checkLink(t, mnt, proxy, false)
 	})
+}
+
+// BenchmarkRemoteMountsRead measures the aggregate read speed of one, two
+// and three b14fs mount processes of one S3 prefix (SeaweedFS on this
+// machine), each reading a 32 MiB file of its own to the end through the
+// kernel at once. The bytes are the decoded ones, of all the mounts.
+func BenchmarkRemoteMountsRead(b *testing.B) {
+	if !fuseAvailable() {
+		b.Skip("FUSE is not available (needs /dev/fuse and fusermount3)")
+	}
+	const size, most = 32 << 20, 3
+	endpoint, _ := remotetest.Weed(b)
+	mounts := make([]*remoteMount, most)
+	contents := make([][]byte, most)
+	for m := range mounts {
+		mounts[m] = mountRemote(b, "--s3-endpoint", "http://"+endpoint, "s3://"+remotetest.Bucket+"/bench")
+		contents[m] = testContent(size, uint64(m))
+		if err := os.WriteFile(mounts[m].at(fmt.Sprintf("m%d.bin", m)), contents[m], 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for m, mnt := range mounts {
+		if got, err := os.ReadFile(mnt.at(fmt.Sprintf("m%d.bin", m))); err != nil || !bytes.Equal(got, contents[m]) {
+			b.Fatalf("mount %d reads its file: %d bytes, %v", m, len(got), err)
+		}
+	}
+	for n := 1; n <= most; n++ {
+		b.Run(fmt.Sprintf("mounts=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n) * size)
+			b.ReportAllocs()
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for m := range n {
+					wg.Go(func() {
+						f, err := os.Open(mounts[m].at(fmt.Sprintf("m%d.bin", m)))
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						defer f.Close()
+						if got, err := io.CopyBuffer(io.Discard, f, make([]byte, 1<<20)); got != size || err != nil {
+							b.Errorf("mount %d read %d bytes, %v", m, got, err)
+						}
+					})
+				}
+				wg.Wait()
+			}
+		})
+	}
 }

@@ -178,6 +178,42 @@ func TestRandomReadOneRequest(t *testing.T) {
 	}
 }
 
+// TestSequentialReadAtStreams reads an encoded file from start to end
+// with ReadAt calls of 128 KiB, as the kernel asks a mount: fsx reads whole
+// codec blocks, so each call starts a little before where the one before
+// ended, and the calls go on one streaming GET rather than a GET each.
+func TestSequentialReadAtStreams(t *testing.T) {
+	base, counter := newFs(t, fakeS3(t), "")
+	enc, err := fsx.New(base, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size, chunk = 8 << 20, 128 << 10
+	want := randomBytes(size, 5)
+	if err := afero.WriteFile(enc, "seq", want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := enc.Open("seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before := counter.Requests()
+	p := make([]byte, chunk)
+	for off := 0; off < size; off += chunk {
+		n, err := f.ReadAt(p, int64(off))
+		if n != min(chunk, size-off) || (err != nil && err != io.EOF) {
+			t.Fatalf("ReadAt(%d, %d): %d, %v", chunk, off, n, err)
+		}
+		if !bytes.Equal(p[:n], want[off:off+n]) {
+			t.Fatalf("ReadAt(%d, %d): wrong data", chunk, off)
+		}
+	}
+	if got := counter.Requests() - before; got > 3 {
+		t.Errorf("%d ReadAt calls in a row took %d requests, want at most 3", size/chunk, got)
+	}
+}
+
 // TestReads reads objects with every testing/iotest reader and at every
 // offset near the ends.
 func TestReads(t *testing.T) {
