@@ -719,7 +719,9 @@ func TestRemoteMountLink(t *testing.T) {
 // BenchmarkRemoteMountsRead measures the aggregate read speed of one, two
 // and three b14fs mount processes of one S3 prefix (SeaweedFS on this
 // machine), each reading a 32 MiB file of its own to the end through the
-// kernel at once. The bytes are the decoded ones, of all the mounts.
+// kernel at once (mounts=N; the bytes are the decoded ones, of all the
+// mounts), beside as many bare clients in one process reading the stored
+// objects (raw-client=N; the stored bytes).
 func BenchmarkRemoteMountsRead(b *testing.B) {
 	if !fuseAvailable() {
 		b.Skip("FUSE is not available (needs /dev/fuse and fusermount3)")
@@ -740,7 +742,37 @@ func BenchmarkRemoteMountsRead(b *testing.B) {
 			b.Fatalf("mount %d reads its file: %d bytes, %v", m, len(got), err)
 		}
 	}
+	client := s3Client(b, endpoint)
 	for n := 1; n <= most; n++ {
+		b.Run(fmt.Sprintf("raw-client=%d", n), func(b *testing.B) {
+			var stored int64
+			for m := range n {
+				info, err := client.StatObject(context.Background(), remotetest.Bucket, fmt.Sprintf("bench/m%d.bin.b14", m), minio.StatObjectOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				stored += info.Size
+			}
+			b.SetBytes(stored)
+			b.ReportAllocs()
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for m := range n {
+					wg.Go(func() {
+						o, err := client.GetObject(context.Background(), remotetest.Bucket, fmt.Sprintf("bench/m%d.bin.b14", m), minio.GetObjectOptions{})
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						defer o.Close()
+						if _, err := io.CopyBuffer(io.Discard, o, make([]byte, 1<<20)); err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				wg.Wait()
+			}
+		})
 		b.Run(fmt.Sprintf("mounts=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(n) * size)
 			b.ReportAllocs()
