@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,16 +163,6 @@ func forceUnmount(dir string) {
 	syscall.Unmount(dir, syscall.MNT_DETACH)
 }
 
-// testContent returns n bytes that no other seed gives.
-func testContent(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 15))
-	p := make([]byte, n)
-	for i := range p {
-		p[i] = byte(r.Uint32())
-	}
-	return p
-}
-
 // A writer stores content at path the way some program does.
 type writer struct {
 	name  string
@@ -218,7 +207,7 @@ func mountFiles(t testing.TB, m int) []sharedFile {
 	dir := t.TempDir()
 	files := make([]sharedFile, len(sizes))
 	for i, n := range sizes {
-		f := sharedFile{name: fmt.Sprintf("m%d-%d.bin", m, i), content: testContent(n, uint64(m*10+i)), w: writers[(m+i)%len(writers)]}
+		f := sharedFile{name: fmt.Sprintf("m%d-%d.bin", m, i), content: remotetest.RandomBytes(n, uint64(m*10+i)), w: writers[(m+i)%len(writers)]}
 		f.src = filepath.Join(dir, f.name)
 		if err := os.WriteFile(f.src, f.content, 0o644); err != nil {
 			t.Fatal(err)
@@ -383,7 +372,7 @@ func checkReplaced(t *testing.T, mounts []*remoteMount) string {
 	const name, versions = "replaced.bin", 8
 	all := make([][]byte, versions)
 	for v := range all {
-		all[v] = testContent(3<<20+v, uint64(1000+v))
+		all[v] = remotetest.RandomBytes(3<<20+v, uint64(1000+v))
 	}
 	if err := os.WriteFile(mounts[0].at(name), all[0], 0o644); err != nil {
 		t.Fatal(err)
@@ -434,32 +423,23 @@ func checkReplaced(t *testing.T, mounts []*remoteMount) string {
 // tr.lostRaceEIO allows). It returns the name.
 func checkExclusive(t *testing.T, mounts []*remoteMount, tr traits) string {
 	const name = "exclusive.txt"
-	winners := make(chan int, len(mounts))
-	var wg sync.WaitGroup
-	for m, mnt := range mounts {
-		wg.Go(func() {
-			f, err := os.OpenFile(mnt.at(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			switch {
-			case err == nil:
-				fmt.Fprintf(f, "mount %d\n", m)
-				if err := f.Close(); err != nil {
-					t.Errorf("mount %d: close: %v", m, err)
-				}
-				winners <- m
-			case errors.Is(err, fs.ErrExist):
-			case errors.Is(err, syscall.EIO) && tr.lostRaceEIO:
-				t.Logf("mount %d lost the O_EXCL race with EIO: %v", m, err)
-			default:
-				t.Errorf("mount %d: O_EXCL create: %v, want EEXIST", m, err)
+	won := remotetest.Race(len(mounts), func(m int) bool {
+		f, err := os.OpenFile(mounts[m].at(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		switch {
+		case err == nil:
+			fmt.Fprintf(f, "mount %d\n", m)
+			if err := f.Close(); err != nil {
+				t.Errorf("mount %d: close: %v", m, err)
 			}
-		})
-	}
-	wg.Wait()
-	close(winners)
-	var won []int
-	for m := range winners {
-		won = append(won, m)
-	}
+			return true
+		case errors.Is(err, fs.ErrExist):
+		case errors.Is(err, syscall.EIO) && tr.lostRaceEIO:
+			t.Logf("mount %d lost the O_EXCL race with EIO: %v", m, err)
+		default:
+			t.Errorf("mount %d: O_EXCL create: %v, want EEXIST", m, err)
+		}
+		return false
+	})
 	if len(won) != 1 {
 		t.Errorf("mounts %v created %s with O_EXCL, want exactly one", won, name)
 		return name
@@ -606,7 +586,7 @@ const linkTimeout = 3 * time.Second
 // mount reads again when its backend makes new connections (reconnects),
 // and otherwise answers one way or the other without waiting.
 func checkLink(t *testing.T, mnt *remoteMount, proxy *remotetest.Proxy, reconnects bool) {
-	content := testContent(1<<20+77, 42)
+	content := remotetest.RandomBytes(1<<20+77, 42)
 	src := filepath.Join(t.TempDir(), "slow.bin")
 	if err := os.WriteFile(src, content, 0o644); err != nil {
 		t.Fatal(err)
@@ -732,7 +712,7 @@ func BenchmarkRemoteMountsRead(b *testing.B) {
 	contents := make([][]byte, most)
 	for m := range mounts {
 		mounts[m] = mountRemote(b, "--s3-endpoint", "http://"+endpoint, "s3://"+remotetest.Bucket+"/bench")
-		contents[m] = testContent(size, uint64(m))
+		contents[m] = remotetest.RandomBytes(size, uint64(m))
 		if err := os.WriteFile(mounts[m].at(fmt.Sprintf("m%d.bin", m)), contents[m], 0o644); err != nil {
 			b.Fatal(err)
 		}

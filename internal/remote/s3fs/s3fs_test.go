@@ -95,15 +95,6 @@ func writeTree(t *testing.T, fsys afero.Fs) []string {
 	return names
 }
 
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 2))
-	p := make([]byte, n)
-	for i := range p {
-		p[i] = byte(r.Uint32())
-	}
-	return p
-}
-
 // TestFS runs fstest.TestFS over the bucket as it is and through fsx.
 func TestFS(t *testing.T) {
 	for sname, start := range servers(t) {
@@ -150,7 +141,7 @@ func TestRandomReadOneRequest(t *testing.T) {
 			if testing.Short() {
 				size = 4 << 20
 			}
-			want := randomBytes(size, 1)
+			want := remotetest.RandomBytes(size, 1)
 			if err := afero.WriteFile(enc, "big", want, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +180,7 @@ func TestSequentialReadAtStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	const size, chunk = 8 << 20, 128 << 10
-	want := randomBytes(size, 5)
+	want := remotetest.RandomBytes(size, 5)
 	if err := afero.WriteFile(enc, "seq", want, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +209,7 @@ func TestSequentialReadAtStreams(t *testing.T) {
 // offset near the ends.
 func TestReads(t *testing.T) {
 	fsys, _ := newFs(t, fakeS3(t), "p")
-	want := randomBytes(100000, 2)
+	want := remotetest.RandomBytes(100000, 2)
 	if err := afero.WriteFile(fsys, "x", want, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +350,7 @@ func TestWriteAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = afero.WriteFile(bad, "x", randomBytes(1000, 3), 0o644)
+	err = afero.WriteFile(bad, "x", remotetest.RandomBytes(1000, 3), 0o644)
 	var pe *fs.PathError
 	if !errors.As(err, &pe) {
 		t.Errorf("failed upload: error %v, want a *fs.PathError", err)
@@ -382,7 +373,7 @@ func TestWriteAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	encBad, _ := fsx.New(bad, base16384.NewCodec())
-	if err := afero.WriteFile(encBad, "y", randomBytes(1000, 4), 0o644); err == nil {
+	if err := afero.WriteFile(encBad, "y", remotetest.RandomBytes(1000, 4), 0o644); err == nil {
 		t.Error("fsx: a failed upload reported no error")
 	}
 	if got, err := afero.ReadFile(enc, "y"); string(got) != "old" {
@@ -398,7 +389,7 @@ func TestFsxEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := randomBytes(10000, 5)
+	want := remotetest.RandomBytes(10000, 5)
 	if err := afero.WriteFile(enc, "x", want, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +479,7 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := randomBytes(1<<20, 7)
+	old := remotetest.RandomBytes(1<<20, 7)
 	if err := afero.WriteFile(enc, "x", old, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -510,7 +501,7 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(randomBytes(40<<20, 8))
+	f.Write(remotetest.RandomBytes(40<<20, 8))
 	proxy.SetDelay(2 * time.Millisecond)
 	time.AfterFunc(300*time.Millisecond, proxy.Cut)
 	err = within("Close with the connection cut", 60*time.Second, f.Close)
@@ -525,7 +516,7 @@ func TestFaults(t *testing.T) {
 	}
 
 	// Mid-read: the connection is cut while a large read streams.
-	big := randomBytes(24<<20, 9)
+	big := remotetest.RandomBytes(24<<20, 9)
 	if err := afero.WriteFile(enc, "big", big, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +567,7 @@ func TestManyClients(t *testing.T) {
 		t.Run(sname, func(t *testing.T) {
 			endpoint := start(t)
 			const clients, files = 4, 5
-			content := func(c, i int) []byte { return randomBytes(100000+c*1000+i, uint64(c*100+i)) }
+			content := func(c, i int) []byte { return remotetest.RandomBytes(100000+c*1000+i, uint64(c*100+i)) }
 			fss := make([]*fsx.Fs, clients)
 			for c := range fss {
 				base, _ := newFs(t, endpoint, "shared")
@@ -649,30 +640,21 @@ func TestExclusiveCreate(t *testing.T) {
 				fss  []afero.Fs
 			}{{"raw", raws}, {"fsx", encs}} {
 				t.Run(tt.name, func(t *testing.T) {
-					winners := make(chan int, clients)
-					var wg sync.WaitGroup
-					for c := range clients {
-						wg.Go(func() {
-							f, err := tt.fss[c].OpenFile("one", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-							var pe *fs.PathError
-							switch {
-							case err == nil:
-								fmt.Fprintf(f, "client %d", c)
-								if err := f.Close(); err != nil {
-									t.Errorf("client %d: Close: %v", c, err)
-								}
-								winners <- c
-							case !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe):
-								t.Errorf("client %d: %v, want fs.ErrExist in a *fs.PathError", c, err)
+					won := remotetest.Race(clients, func(c int) bool {
+						f, err := tt.fss[c].OpenFile("one", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+						var pe *fs.PathError
+						switch {
+						case err == nil:
+							fmt.Fprintf(f, "client %d", c)
+							if err := f.Close(); err != nil {
+								t.Errorf("client %d: Close: %v", c, err)
 							}
-						})
-					}
-					wg.Wait()
-					close(winners)
-					var won []int
-					for c := range winners {
-						won = append(won, c)
-					}
+							return true
+						case !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe):
+							t.Errorf("client %d: %v, want fs.ErrExist in a *fs.PathError", c, err)
+						}
+						return false
+					})
 					if len(won) != 1 {
 						t.Fatalf("clients %v created the file, want exactly one", won)
 					}
