@@ -73,8 +73,8 @@ func stalled(err error, d time.Duration) error {
 
 // readFile is an object open for reading. Each read at a new offset is one
 // ranged GET of exactly the bytes it asks for; a read that starts where the
-// previous one ended opens a GET of the rest of the object and later reads
-// continue it. Every GET asks for the ETag the object had at open, so a
+// previous one ended, or within the tail of it that the file keeps, opens a
+// GET of the rest of the object and later reads continue it. Every GET asks for the ETag the object had at open, so a
 // file replaced meanwhile fails to read rather than mixing two contents.
 type readFile struct {
 	fs   *Fs

@@ -7,10 +7,13 @@
 // upload for large files, which replaces the object whole and at once; a
 // failed or interrupted upload leaves the object as it was. Reads at an
 // offset are ranged GETs: a read at a new offset asks for exactly the bytes
-// it needs, and a read that continues the previous one streams the rest of
-// the object. Rename, Chmod, Chown, Chtimes, symbolic links and opening an
-// existing object for writing without truncating it fail with a
-// *fs.PathError wrapping errors.ErrUnsupported.
+// it needs, and a read that continues the previous one (or starts within
+// its last 4 KiB, as fsx's reads of whole codec blocks do) streams the rest
+// of the object. Creating a file with os.O_EXCL is one conditional PUT, so
+// of several clients creating one name at once exactly one succeeds.
+// Rename, Chmod, Chown, Chtimes, symbolic links and opening an existing
+// object for writing without truncating it fail with a *fs.PathError
+// wrapping errors.ErrUnsupported.
 //
 // The Fs is an atomicfile.Replacer, so fsx writes its files through Replace
 // rather than a temporary object and a rename.
