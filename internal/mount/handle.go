@@ -142,8 +142,9 @@ type refresher interface {
 // a new base file for it since the handle opened its content, which it then
 // opens. A base file replaced by another, or rewritten through the mount,
 // is not followed: the handle keeps reading what it opened, as a local file
-// system keeps serving a replaced file to those who have it open. h.mu is
-// held.
+// system keeps serving a replaced file to those who have it open; on a base
+// that tells no file identities, only the mount's own appends are followed
+// by name. h.mu is held.
 func (h *handle) refresh(failed bool) bool {
 	if r, ok := h.f.(refresher); ok {
 		changed, err := r.Refresh()
@@ -174,8 +175,12 @@ func (h *handle) refresh(failed bool) bool {
 			return false
 		}
 	case !hasKey || !h.hasKey:
-		// No identities (a base such as MemMapFs): follow what changed.
-		if info.Size() == h.loaded && info.ModTime().Equal(h.mtime) {
+		// No identities (remote bases, MemMapFs): a change the mount did
+		// not store may be another file put in its place (S3 stores every
+		// change so, SFTP a rewrite), whose bytes past what this handle
+		// read belong to another version. Follow only the appends the
+		// mount stored itself.
+		if gen == h.gen || rewrite > h.gen || info.Size() == h.loaded && info.ModTime().Equal(h.mtime) {
 			return false
 		}
 	default:

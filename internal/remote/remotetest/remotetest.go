@@ -8,10 +8,11 @@ package remotetest
 import (
 	"bytes"
 	"crypto/ed25519"
-	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -322,7 +324,7 @@ LogLevel ERROR
 // key.
 func writeKey(t testing.TB, path string) ssh.PublicKey {
 	t.Helper()
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	pub, priv, err := ed25519.GenerateKey(crand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,4 +340,37 @@ func writeKey(t testing.TB, path string) ssh.PublicKey {
 		t.Fatal(err)
 	}
 	return sshPub
+}
+
+// RandomBytes returns n bytes that are the same for the same seed, and
+// others for another.
+func RandomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 15))
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(r.Uint32())
+	}
+	return p
+}
+
+// Race runs try(0) to try(n-1) at once and returns, in no order, the i
+// whose try reported success: the winners of a race such as creating one
+// name exclusively.
+func Race(n int, try func(i int) bool) []int {
+	won := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if try(i) {
+				won <- i
+			}
+		})
+	}
+	wg.Wait()
+	close(won)
+	var winners []int
+	for i := range won {
+		winners = append(winners, i)
+	}
+	return winners
 }

@@ -62,7 +62,7 @@ func benchStore(b *testing.B) (*fsx.Fs, *remotetest.Counter, string) {
 		}
 		base, _ := newFs(b, bench.endpoint, "bench")
 		enc, _ := fsx.New(base, base16384.NewCodec())
-		if err := afero.WriteFile(enc, "big", randomBytes(benchSize(), 1), 0o644); err != nil {
+		if err := afero.WriteFile(enc, "big", remotetest.RandomBytes(benchSize(), 1), 0o644); err != nil {
 			bench.err = err.Error()
 		}
 	})

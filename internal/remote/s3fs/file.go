@@ -73,8 +73,8 @@ func stalled(err error, d time.Duration) error {
 
 // readFile is an object open for reading. Each read at a new offset is one
 // ranged GET of exactly the bytes it asks for; a read that starts where the
-// previous one ended opens a GET of the rest of the object and later reads
-// continue it. Every GET asks for the ETag the object had at open, so a
+// previous one ended, or within the tail of it that the file keeps, opens a
+// GET of the rest of the object and later reads continue it. Every GET asks for the ETag the object had at open, so a
 // file replaced meanwhile fails to read rather than mixing two contents.
 type readFile struct {
 	fs   *Fs
@@ -84,8 +84,9 @@ type readFile struct {
 
 	mu      sync.Mutex
 	closed  bool
-	off     int64 // of Read and Seek
-	lastEnd int64 // where the last read ended
+	off     int64  // of Read and Seek
+	lastEnd int64  // where the last read ended
+	tail    []byte // the last bytes read, ending at lastEnd
 	body    io.ReadCloser
 	dog     *watchdog
 	bodyPos int64 // the offset of body's next byte
@@ -121,32 +122,59 @@ func (r *readFile) readAt(p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	want := min(int64(len(p)), r.info.size-off)
-	if r.body == nil || r.bodyPos != off {
+	// A read that starts a little before where the last one ended (fsx
+	// reads whole codec blocks, so sequential reads of the decoded file
+	// overlap by a block) takes those bytes from the tail and reads on.
+	n := 0
+	if back := r.lastEnd - off; back > 0 && back <= int64(len(r.tail)) {
+		n = copy(p[:want], r.tail[int64(len(r.tail))-back:])
+	}
+	if at := off + int64(n); int64(n) < want && (r.body == nil || r.bodyPos != at) {
 		end := off + want
-		if off == r.lastEnd && off > 0 {
+		if at == r.lastEnd && at > 0 {
 			end = r.info.size // reading on: stream the rest
 		}
-		if err := r.open(off, end); err != nil {
+		if err := r.open(at, end); err != nil {
 			return 0, pathError("read", r.name, err)
 		}
 	}
-	n, err := io.ReadFull(watchedReader{r.body, r.dog}, p[:want])
-	r.bodyPos += int64(n)
-	r.lastEnd = off + int64(n)
-	if err != nil {
-		r.closeBody()
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			err = fmt.Errorf("object ended at %d, before its size %d: %w", r.bodyPos, r.info.size, io.ErrUnexpectedEOF)
+	if int64(n) < want {
+		m, err := io.ReadFull(watchedReader{r.body, r.dog}, p[n:want])
+		r.bodyPos += int64(m)
+		r.keep(p[n : n+m])
+		n += m
+		if err != nil {
+			r.closeBody()
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = fmt.Errorf("object ended at %d, before its size %d: %w", r.bodyPos, r.info.size, io.ErrUnexpectedEOF)
+			}
+			return n, pathError("read", r.name, stalled(err, r.fs.timeout))
 		}
-		return n, pathError("read", r.name, stalled(err, r.fs.timeout))
-	}
-	if r.bodyPos == r.bodyEnd {
-		r.closeBody() // read to its end, so the connection is reused
+		if r.bodyPos == r.bodyEnd {
+			r.closeBody() // read to its end, so the connection is reused
+		}
 	}
 	if n < len(p) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// tailSize is how many of the last bytes read a readFile keeps, for reads
+// that start again a little before the end of the one before.
+const tailSize = 4 << 10
+
+// keep records that p was just read, ending where the last read ended.
+func (r *readFile) keep(p []byte) {
+	end := r.bodyPos
+	if r.lastEnd != end-int64(len(p)) {
+		r.tail = r.tail[:0] // not contiguous with what it holds
+	}
+	r.tail = append(r.tail, p[max(0, len(p)-tailSize):]...)
+	if len(r.tail) > tailSize {
+		r.tail = append(r.tail[:0], r.tail[len(r.tail)-tailSize:]...)
+	}
+	r.lastEnd = end
 }
 
 // open starts a GET of the bytes [off, end).
@@ -397,6 +425,30 @@ func (w *writeFile) Discard() {
 		w.closed = true
 		w.spool.Close()
 	}
+}
+
+// create stores the object empty unless the key exists, which makes
+// os.O_EXCL atomic: the PUT carries If-None-Match: *, which the store
+// refuses (412 Precondition Failed) when the key exists, however many
+// clients create it at once. Amazon S3, MinIO, SeaweedFS and gofakes3
+// honour it; a store that answers that it does not implement it (501)
+// gets a plain PUT, after the check OpenFile made. What the file is
+// written with is stored at Close as usual.
+func (w *writeFile) create() error {
+	var opts minio.PutObjectOptions
+	opts.SetMatchETagExcept("*")
+	err := w.fs.putEmpty(w.key, opts)
+	switch minio.ToErrorResponse(err).Code {
+	case "PreconditionFailed":
+		return fmt.Errorf("%w: created meanwhile: %w", fs.ErrExist, err)
+	case "NotImplemented":
+		err = w.fs.putEmpty(w.key, minio.PutObjectOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	w.dirty = false
+	return nil
 }
 
 // upload stores the spool's content as the object, if it changed since.

@@ -7,10 +7,13 @@
 // upload for large files, which replaces the object whole and at once; a
 // failed or interrupted upload leaves the object as it was. Reads at an
 // offset are ranged GETs: a read at a new offset asks for exactly the bytes
-// it needs, and a read that continues the previous one streams the rest of
-// the object. Rename, Chmod, Chown, Chtimes, symbolic links and opening an
-// existing object for writing without truncating it fail with a
-// *fs.PathError wrapping errors.ErrUnsupported.
+// it needs, and a read that continues the previous one (or starts within
+// its last 4 KiB, as fsx's reads of whole codec blocks do) streams the rest
+// of the object. Creating a file with os.O_EXCL is one conditional PUT, so
+// of several clients creating one name at once exactly one succeeds.
+// Rename, Chmod, Chown, Chtimes, symbolic links and opening an existing
+// object for writing without truncating it fail with a *fs.PathError
+// wrapping errors.ErrUnsupported.
 //
 // The Fs is an atomicfile.Replacer, so fsx writes its files through Replace
 // rather than a temporary object and a rename.
@@ -352,6 +355,12 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
+	if !exists && flag&os.O_EXCL != 0 {
+		if err := w.create(); err != nil {
+			w.Discard()
+			return nil, pathError("open", name, err)
+		}
+	}
 	w.readable = flag&accessMode == os.O_RDWR
 	return w, nil
 }
@@ -395,10 +404,16 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 }
 
 func (f *Fs) putMarker(key string) error {
+	return f.putEmpty(key, minio.PutObjectOptions{})
+}
+
+// putEmpty stores an empty object at key.
+func (f *Fs) putEmpty(key string, opts minio.PutObjectOptions) error {
 	ctx, cancel := f.ctx()
 	defer cancel()
 	// An empty body has nothing to sign (see writeFile.upload).
-	_, err := f.client.PutObject(ctx, f.bucket, key, strings.NewReader(""), 0, minio.PutObjectOptions{DisableContentSha256: true})
+	opts.DisableContentSha256 = true
+	_, err := f.client.PutObject(ctx, f.bucket, key, strings.NewReader(""), 0, opts)
 	return err
 }
 

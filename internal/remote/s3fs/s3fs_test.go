@@ -95,15 +95,6 @@ func writeTree(t *testing.T, fsys afero.Fs) []string {
 	return names
 }
 
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 2))
-	p := make([]byte, n)
-	for i := range p {
-		p[i] = byte(r.Uint32())
-	}
-	return p
-}
-
 // TestFS runs fstest.TestFS over the bucket as it is and through fsx.
 func TestFS(t *testing.T) {
 	for sname, start := range servers(t) {
@@ -150,7 +141,7 @@ func TestRandomReadOneRequest(t *testing.T) {
 			if testing.Short() {
 				size = 4 << 20
 			}
-			want := randomBytes(size, 1)
+			want := remotetest.RandomBytes(size, 1)
 			if err := afero.WriteFile(enc, "big", want, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -178,11 +169,47 @@ func TestRandomReadOneRequest(t *testing.T) {
 	}
 }
 
+// TestSequentialReadAtStreams reads an encoded file from start to end
+// with ReadAt calls of 128 KiB, as the kernel asks a mount: fsx reads whole
+// codec blocks, so each call starts a little before where the one before
+// ended, and the calls go on one streaming GET rather than a GET each.
+func TestSequentialReadAtStreams(t *testing.T) {
+	base, counter := newFs(t, fakeS3(t), "")
+	enc, err := fsx.New(base, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size, chunk = 8 << 20, 128 << 10
+	want := remotetest.RandomBytes(size, 5)
+	if err := afero.WriteFile(enc, "seq", want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := enc.Open("seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before := counter.Requests()
+	p := make([]byte, chunk)
+	for off := 0; off < size; off += chunk {
+		n, err := f.ReadAt(p, int64(off))
+		if n != min(chunk, size-off) || (err != nil && err != io.EOF) {
+			t.Fatalf("ReadAt(%d, %d): %d, %v", chunk, off, n, err)
+		}
+		if !bytes.Equal(p[:n], want[off:off+n]) {
+			t.Fatalf("ReadAt(%d, %d): wrong data", chunk, off)
+		}
+	}
+	if got := counter.Requests() - before; got > 3 {
+		t.Errorf("%d ReadAt calls in a row took %d requests, want at most 3", size/chunk, got)
+	}
+}
+
 // TestReads reads objects with every testing/iotest reader and at every
 // offset near the ends.
 func TestReads(t *testing.T) {
 	fsys, _ := newFs(t, fakeS3(t), "p")
-	want := randomBytes(100000, 2)
+	want := remotetest.RandomBytes(100000, 2)
 	if err := afero.WriteFile(fsys, "x", want, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +350,7 @@ func TestWriteAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = afero.WriteFile(bad, "x", randomBytes(1000, 3), 0o644)
+	err = afero.WriteFile(bad, "x", remotetest.RandomBytes(1000, 3), 0o644)
 	var pe *fs.PathError
 	if !errors.As(err, &pe) {
 		t.Errorf("failed upload: error %v, want a *fs.PathError", err)
@@ -346,7 +373,7 @@ func TestWriteAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	encBad, _ := fsx.New(bad, base16384.NewCodec())
-	if err := afero.WriteFile(encBad, "y", randomBytes(1000, 4), 0o644); err == nil {
+	if err := afero.WriteFile(encBad, "y", remotetest.RandomBytes(1000, 4), 0o644); err == nil {
 		t.Error("fsx: a failed upload reported no error")
 	}
 	if got, err := afero.ReadFile(enc, "y"); string(got) != "old" {
@@ -362,7 +389,7 @@ func TestFsxEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := randomBytes(10000, 5)
+	want := remotetest.RandomBytes(10000, 5)
 	if err := afero.WriteFile(enc, "x", want, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +479,7 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := randomBytes(1<<20, 7)
+	old := remotetest.RandomBytes(1<<20, 7)
 	if err := afero.WriteFile(enc, "x", old, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +501,7 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(randomBytes(40<<20, 8))
+	f.Write(remotetest.RandomBytes(40<<20, 8))
 	proxy.SetDelay(2 * time.Millisecond)
 	time.AfterFunc(300*time.Millisecond, proxy.Cut)
 	err = within("Close with the connection cut", 60*time.Second, f.Close)
@@ -489,7 +516,7 @@ func TestFaults(t *testing.T) {
 	}
 
 	// Mid-read: the connection is cut while a large read streams.
-	big := randomBytes(24<<20, 9)
+	big := remotetest.RandomBytes(24<<20, 9)
 	if err := afero.WriteFile(enc, "big", big, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +567,7 @@ func TestManyClients(t *testing.T) {
 		t.Run(sname, func(t *testing.T) {
 			endpoint := start(t)
 			const clients, files = 4, 5
-			content := func(c, i int) []byte { return randomBytes(100000+c*1000+i, uint64(c*100+i)) }
+			content := func(c, i int) []byte { return remotetest.RandomBytes(100000+c*1000+i, uint64(c*100+i)) }
 			fss := make([]*fsx.Fs, clients)
 			for c := range fss {
 				base, _ := newFs(t, endpoint, "shared")
@@ -585,5 +612,98 @@ func TestManyClients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExclusiveCreate has several clients create one name with O_EXCL at
+// once, as themselves and through fsx: exactly one succeeds, the others
+// fail with fs.ErrExist in a *fs.PathError, and the name holds what the
+// winner wrote.
+func TestExclusiveCreate(t *testing.T) {
+	for sname, start := range servers(t) {
+		t.Run(sname, func(t *testing.T) {
+			endpoint := start(t)
+			const clients = 6
+			raws := make([]afero.Fs, clients)
+			encs := make([]afero.Fs, clients)
+			for c := range clients {
+				base, _ := newFs(t, endpoint, "excl")
+				raws[c] = base
+				encs[c], _ = fsx.New(base, base16384.NewCodec())
+			}
+			// The store's first write is slow (SeaweedFS makes its volumes).
+			if err := afero.WriteFile(raws[0], "warm", nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, tt := range []struct {
+				name string
+				fss  []afero.Fs
+			}{{"raw", raws}, {"fsx", encs}} {
+				t.Run(tt.name, func(t *testing.T) {
+					won := remotetest.Race(clients, func(c int) bool {
+						f, err := tt.fss[c].OpenFile("one", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+						var pe *fs.PathError
+						switch {
+						case err == nil:
+							fmt.Fprintf(f, "client %d", c)
+							if err := f.Close(); err != nil {
+								t.Errorf("client %d: Close: %v", c, err)
+							}
+							return true
+						case !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe):
+							t.Errorf("client %d: %v, want fs.ErrExist in a *fs.PathError", c, err)
+						}
+						return false
+					})
+					if len(won) != 1 {
+						t.Fatalf("clients %v created the file, want exactly one", won)
+					}
+					got, err := afero.ReadFile(tt.fss[0], "one")
+					if want := fmt.Sprintf("client %d", won[0]); string(got) != want || err != nil {
+						t.Errorf("the file reads %q, %v; want %q", got, err, want)
+					}
+				})
+			}
+		})
+	}
+}
+
+// noConditionalPuts answers 501 Not Implemented to PUTs with If-None-Match,
+// as a store without conditional writes may.
+type noConditionalPuts struct{ next http.RoundTripper }
+
+func (n noConditionalPuts) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPut && req.Header.Get("If-None-Match") != "" {
+		body := `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message></Error>`
+		return &http.Response{
+			StatusCode: http.StatusNotImplemented, Status: "501 Not Implemented", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:        http.Header{"Content-Type": {"application/xml"}},
+			Body:          io.NopCloser(strings.NewReader(body)),
+			ContentLength: int64(len(body)), Request: req,
+		}, nil
+	}
+	return n.next.RoundTrip(req)
+}
+
+// TestExclusiveCreateFallback checks O_EXCL on a store that does not
+// implement conditional writes: the name is checked, then written.
+func TestExclusiveCreateFallback(t *testing.T) {
+	fsys, err := s3fs.New(remotetest.Bucket, "", s3fs.Config{
+		Endpoint: fakeS3(t), Insecure: true, Region: "us-east-1",
+		Credentials: credentials.NewStaticV4(remotetest.AccessKey, remotetest.SecretKey, ""),
+		Transport:   noConditionalPuts{http.DefaultTransport},
+		SpoolDir:    t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := open(fsys, "x", os.O_WRONLY|os.O_CREATE|os.O_EXCL); err != nil {
+		t.Fatalf("creating a new name: %v", err)
+	}
+	if _, err := fsys.Stat("x"); err != nil {
+		t.Errorf("the created file: %v", err)
+	}
+	if err := open(fsys, "x", os.O_WRONLY|os.O_CREATE|os.O_EXCL); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("creating an existing name: %v, want fs.ErrExist", err)
 	}
 }
