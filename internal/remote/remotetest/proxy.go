@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -15,6 +16,8 @@ type Proxy struct {
 	Addr   string // where it listens, 127.0.0.1:port
 	target string
 	l      net.Listener
+
+	accepted atomic.Int64
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -41,6 +44,7 @@ func (p *Proxy) serve() {
 		if err != nil {
 			return
 		}
+		p.accepted.Add(1)
 		p.mu.Lock()
 		if p.cut {
 			p.mu.Unlock()
@@ -109,3 +113,7 @@ func (p *Proxy) Heal() {
 	defer p.mu.Unlock()
 	p.cut = false
 }
+
+// Accepted returns how many connections the proxy accepted, those it
+// refused while cut included.
+func (p *Proxy) Accepted() int64 { return p.accepted.Load() }
