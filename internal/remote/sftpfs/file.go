@@ -18,9 +18,10 @@ type file struct {
 	writable bool        // opened to write, create or truncate
 	opened   os.FileInfo // when opened, if it existed
 
-	mu sync.Mutex // guards s and sf, which a reopening replaces
-	s  *session   // the connection sf is open on
-	sf *sftp.File
+	mu     sync.Mutex // guards s, sf and closed; a reopening replaces s and sf
+	s      *session   // the connection sf is open on
+	sf     *sftp.File
+	closed bool
 }
 
 // handle returns the file's handle and its connection.
@@ -54,6 +55,9 @@ func (f *file) use(name string, op func(*sftp.File) error) error {
 func (f *file) reopen(old *sftp.File) (*sftp.File, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return nil, fs.ErrClosed
+	}
 	if f.sf != old {
 		return f.sf, nil
 	}
@@ -174,7 +178,10 @@ func (f *file) Sync() error {
 // Close closes the file; one open only for reading whose connection is
 // gone has nothing left to close.
 func (f *file) Close() error {
-	s, sf := f.handle()
+	f.mu.Lock()
+	s, sf := f.s, f.sf
+	f.closed = true
+	f.mu.Unlock()
 	err := sf.Close()
 	if !s.lost(err) {
 		return err
