@@ -2,9 +2,11 @@ package sftpfs_test
 
 import (
 	"bytes"
+	"encoding/pem"
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/spf13/afero"
 	"go.uber.org/goleak"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
@@ -253,4 +256,47 @@ func TestReconnectChanged(t *testing.T) {
 	if _, err := f.ReadAt(buf, 4); !errors.Is(err, sftpfs.ErrChanged) {
 		t.Errorf("ReadAt of a file changed during the outage: %q, %v, want ErrChanged", buf, err)
 	}
+}
+
+// TestDialSilentServer checks that a server that takes the TCP connection
+// but never answers fails Dial within the timeout: the key exchange and
+// the login are bounded too, not the TCP connection alone.
+func TestDialSilentServer(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open until the listener closes, saying nothing
+		}
+	}()
+	t.Setenv("SSH_AUTH_SOCK", "")
+	key := filepath.Join(t.TempDir(), "key")
+	block, err := ssh.MarshalPrivateKey(remotetest.NewKey(t, "ed25519"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = sftpfs.Dial(sftpfs.Config{
+		Addr: l.Addr().String(), User: "nobody", KeyFiles: []string{key},
+		InsecureIgnoreHostKey: true, Timeout: time.Second,
+	}, ".")
+	if err == nil {
+		t.Fatal("Dial of a server that says nothing succeeded")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Dial of a server that says nothing failed after %v, beyond the timeout of 1 s", d)
+	}
+	l.Close()
+	goleak.VerifyNone(t, before)
 }
