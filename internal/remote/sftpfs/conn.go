@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"sync"
@@ -29,12 +30,56 @@ type session struct {
 	once   sync.Once
 }
 
-// kill closes the connection, and marks it gone.
+// startSFTP starts the SFTP subsystem on s.conn, as sftp.NewClient does,
+// over a stream whose failed writes mark s gone at once: a request that
+// could not be sent was lost with the connection, whether or not the
+// connection has noticed yet.
+func (s *session) startSFTP() error {
+	ss, err := s.conn.NewSession()
+	if err != nil {
+		return err
+	}
+	w, err := ss.StdinPipe()
+	if err != nil {
+		return err
+	}
+	r, err := ss.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	stderr, err := ss.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := ss.RequestSubsystem("sftp"); err != nil {
+		return err
+	}
+	go io.Copy(io.Discard, stderr) // until the connection closes
+	s.client, err = sftp.NewClientPipe(r, &stream{WriteCloser: w, s: s})
+	return err
+}
+
+// stream is the writing side of an SFTP session.
+type stream struct {
+	io.WriteCloser
+	s *session
+}
+
+func (w *stream) Write(p []byte) (int, error) {
+	n, err := w.WriteCloser.Write(p)
+	if err != nil {
+		w.s.kill()
+	}
+	return n, err
+}
+
+// kill closes the connection, and marks it gone. (The SFTP client ends
+// with it; its Close, which waits for the server, is not needed, and
+// would wait for the lock of the write that may be calling kill.)
 func (s *session) kill() {
 	s.once.Do(func() {
 		close(s.done)
-		s.conn.Close() // first: the client's Close waits for the server
-		s.client.Close()
+		s.conn.Close()
 	})
 }
 
@@ -90,13 +135,11 @@ func (f *Fs) dial() (*session, error) {
 	if err != nil {
 		return fail(f.errorf("%w", explainHostKey(err)))
 	}
-	conn := ssh.NewClient(c, chans, reqs)
-	client, err := sftp.NewClient(conn)
-	if err != nil {
+	s := &session{conn: ssh.NewClient(c, chans, reqs), done: make(chan struct{})}
+	if err := s.startSFTP(); err != nil {
 		return fail(f.errorf("starting SFTP: %w", err))
 	}
-	s := &session{conn: conn, client: client, done: make(chan struct{})}
-	info, err := client.Stat(f.root)
+	info, err := s.client.Stat(f.root)
 	if err == nil && !info.IsDir() {
 		err = syscall.ENOTDIR
 	}
