@@ -394,6 +394,22 @@ func (s *SSH) Crash() {
 	s.Kill()
 }
 
+// HangConnections stops the processes serving the server's connections
+// (SIGSTOP), as a server that stops answering or a network that drops
+// every packet would, while the server still takes new connections. They
+// are killed when the test ends.
+func (s *SSH) HangConnections(t testing.TB) {
+	pids := descendants(s.cmd.Process.Pid)
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+}
+
 // descendants returns the processes below pid, from /proc.
 func descendants(pid int) []int {
 	entries, _ := os.ReadDir("/proc")

@@ -26,8 +26,14 @@ import (
 
 const reconnectTimeout = 5 * time.Second
 
-// dialAt dials s through addr (a proxy's), which known_hosts gives s's key.
+// dialAt dials s through addr (a proxy's), which known_hosts gives s's key,
+// with the timeout reconnectTimeout.
 func dialAt(t *testing.T, s *remotetest.SSH, addr string) *sftpfs.Fs {
+	return dialTimeout(t, s, addr, reconnectTimeout)
+}
+
+// dialTimeout is dialAt with another timeout.
+func dialTimeout(t *testing.T, s *remotetest.SSH, addr string, timeout time.Duration) *sftpfs.Fs {
 	t.Helper()
 	t.Setenv("SSH_AUTH_SOCK", "")
 	known := filepath.Join(t.TempDir(), "known_hosts")
@@ -36,7 +42,7 @@ func dialAt(t *testing.T, s *remotetest.SSH, addr string) *sftpfs.Fs {
 	}
 	fsys, err := sftpfs.Dial(sftpfs.Config{
 		Addr: addr, User: s.User, KeyFiles: []string{s.KeyFile}, KnownHosts: []string{known},
-		Timeout: reconnectTimeout,
+		Timeout: timeout,
 	}, s.Root)
 	if err != nil {
 		t.Fatal(err)
@@ -299,4 +305,37 @@ func TestDialSilentServer(t *testing.T) {
 	}
 	l.Close()
 	goleak.VerifyNone(t, before)
+}
+
+// TestReconnectHungServer checks that a connection whose server stops
+// answering is closed after the timeout of unanswered keep-alives, and
+// that the calls waiting on it, and files open for reading, go on over a
+// new connection.
+func TestReconnectHungServer(t *testing.T) {
+	s := remotetest.SSHD(t)
+	const timeout = time.Second
+	fsys := dialTimeout(t, s, s.Addr, timeout)
+	content := randomBytes(100000, 7)
+	if err := afero.WriteFile(fsys, "f", content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fsys.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s.HangConnections(t)
+	start := time.Now()
+	if _, err := fsys.Stat("f"); err != nil {
+		t.Errorf("Stat when the connection hung: %v, want it made again on a new connection", err)
+	}
+	// Keep-alives every third of the timeout, the last unanswered for
+	// the timeout, then a new connection.
+	if d := time.Since(start); d > 3*timeout {
+		t.Errorf("Stat when the connection hung took %v, with a timeout of %v", d, timeout)
+	}
+	p := make([]byte, 1000)
+	if _, err := f.ReadAt(p, 50000); err != nil || !bytes.Equal(p, content[50000:51000]) {
+		t.Errorf("ReadAt after a new connection: %v", err)
+	}
 }
