@@ -117,3 +117,27 @@ func (p *Proxy) Heal() {
 // Accepted returns how many connections the proxy accepted, those it
 // refused while cut included.
 func (p *Proxy) Accepted() int64 { return p.accepted.Load() }
+
+// SilentServer listens on a loopback port, takes every connection and
+// never answers, as a hung server would; it returns the address. It stops
+// when the test ends.
+func SilentServer(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { l.Close(); <-done })
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open until the listener closes
+		}
+	}()
+	return l.Addr().String()
+}

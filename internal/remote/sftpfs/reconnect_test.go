@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,21 +267,8 @@ func TestReconnectChanged(t *testing.T) {
 // but never answers fails Dial within the timeout: the key exchange and
 // the login are bounded too, not the TCP connection alone.
 func TestDialSilentServer(t *testing.T) {
+	addr := remotetest.SilentServer(t)
 	before := goleak.IgnoreCurrent()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // held open until the listener closes, saying nothing
-		}
-	}()
 	t.Setenv("SSH_AUTH_SOCK", "")
 	key := filepath.Join(t.TempDir(), "key")
 	block, err := ssh.MarshalPrivateKey(remotetest.NewKey(t, "ed25519"), "")
@@ -294,7 +280,7 @@ func TestDialSilentServer(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = sftpfs.Dial(sftpfs.Config{
-		Addr: l.Addr().String(), User: "nobody", KeyFiles: []string{key},
+		Addr: addr, User: "nobody", KeyFiles: []string{key},
 		InsecureIgnoreHostKey: true, Timeout: time.Second,
 	}, ".")
 	if err == nil {
@@ -303,7 +289,6 @@ func TestDialSilentServer(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Dial of a server that says nothing failed after %v, beyond the timeout of 1 s", d)
 	}
-	l.Close()
 	goleak.VerifyNone(t, before)
 }
 
