@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -15,6 +16,8 @@ type Proxy struct {
 	Addr   string // where it listens, 127.0.0.1:port
 	target string
 	l      net.Listener
+
+	accepted atomic.Int64
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -41,6 +44,7 @@ func (p *Proxy) serve() {
 		if err != nil {
 			return
 		}
+		p.accepted.Add(1)
 		p.mu.Lock()
 		if p.cut {
 			p.mu.Unlock()
@@ -108,4 +112,32 @@ func (p *Proxy) Heal() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cut = false
+}
+
+// Accepted returns how many connections the proxy accepted, those it
+// refused while cut included.
+func (p *Proxy) Accepted() int64 { return p.accepted.Load() }
+
+// SilentServer listens on a loopback port, takes every connection and
+// never answers, as a hung server would; it returns the address. It stops
+// when the test ends.
+func SilentServer(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { l.Close(); <-done })
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open until the listener closes
+		}
+	}()
+	return l.Addr().String()
 }

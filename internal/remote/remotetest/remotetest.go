@@ -7,8 +7,12 @@ package remotetest
 
 import (
 	"bytes"
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	crand "crypto/rand"
+	"crypto/rsa"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -230,15 +234,37 @@ type SSH struct {
 	Addr       string // 127.0.0.1:port
 	User       string
 	KeyFile    string // the user's private key, OpenSSH format
-	KnownHosts string // a known_hosts file holding the server's key
+	KnownHosts string // a known_hosts file holding the server's keys
 	Root       string // a directory the user may write
+	// HostKeys are the server's public host keys, in the order of
+	// SSHOptions.HostKeyTypes.
+	HostKeys []ssh.PublicKey
+	// HostCA is the key of the certificate authority that signed the
+	// server's host certificate (SSHOptions.HostCertificate), else nil.
+	HostCA ssh.PublicKey
+
+	bin, config string
+}
+
+// SSHOptions say how SSHDWith sets up its sshd.
+type SSHOptions struct {
+	// HostKeyTypes are the types of the server's host keys: "ed25519",
+	// "ecdsa" (P-256) or "rsa" (2048 bits); empty means one ed25519 key.
+	HostKeyTypes []string
+	// HostCertificate gives the server a certificate for its first host
+	// key, valid for 127.0.0.1 and signed by a certificate authority of
+	// its own (SSH.HostCA).
+	HostCertificate bool
 }
 
 // SSHD starts OpenSSH's sshd on a random loopback port, with a throwaway
-// host key and a user key of its own, serving SFTP. It skips the test when
-// sshd is not installed, or when it cannot run as the user the tests run
-// as (it needs root).
-func SSHD(t testing.TB) *SSH {
+// ed25519 host key and a user key of its own, serving SFTP. It skips the
+// test when sshd is not installed, or when it cannot run as the user the
+// tests run as (it needs root).
+func SSHD(t testing.TB) *SSH { return SSHDWith(t, SSHOptions{}) }
+
+// SSHDWith is SSHD with the host keys opts asks for.
+func SSHDWith(t testing.TB, opts SSHOptions) *SSH {
 	t.Helper()
 	bin, err := exec.LookPath("sshd")
 	if err != nil {
@@ -259,7 +285,25 @@ func SSHD(t testing.TB) *SSH {
 		t.Skipf("sshd's /run/sshd: %v", err)
 	}
 	dir := t.TempDir()
-	hostKey := writeKey(t, filepath.Join(dir, "host_key"))
+	types := opts.HostKeyTypes
+	if len(types) == 0 {
+		types = []string{"ed25519"}
+	}
+	var hostKeys []ssh.PublicKey
+	var hostKeyLines string
+	for i, typ := range types {
+		file := filepath.Join(dir, "host_key")
+		if i > 0 {
+			file = filepath.Join(dir, fmt.Sprintf("host_key_%d_%s", i, typ))
+		}
+		hostKeys = append(hostKeys, writeKeyOf(t, file, typ))
+		hostKeyLines += "HostKey " + file + "\n"
+	}
+	var hostCA ssh.PublicKey
+	if opts.HostCertificate {
+		hostCA = writeHostCertificate(t, hostKeys[0], filepath.Join(dir, "host_key-cert.pub"))
+		hostKeyLines += "HostCertificate " + filepath.Join(dir, "host_key-cert.pub") + "\n"
+	}
 	userKey := writeKey(t, filepath.Join(dir, "user_key"))
 	auth := filepath.Join(dir, "authorized_keys")
 	if err := os.WriteFile(auth, ssh.MarshalAuthorizedKey(userKey), 0o600); err != nil {
@@ -277,8 +321,7 @@ func SSHD(t testing.TB) *SSH {
 	config := filepath.Join(dir, "sshd_config")
 	conf := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
-HostKey %s
-AuthorizedKeysFile %s
+%sAuthorizedKeysFile %s
 PidFile %s
 StrictModes no
 UsePAM no
@@ -289,23 +332,46 @@ AllowTcpForwarding no
 X11Forwarding no
 Subsystem sftp internal-sftp
 LogLevel ERROR
-`, port, filepath.Join(dir, "host_key"), auth, filepath.Join(dir, "sshd.pid"))
+`, port, hostKeyLines, auth, filepath.Join(dir, "sshd.pid"))
 	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := start(t, "sshd", exec.Command(bin, "-D", "-e", "-f", config))
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	known := filepath.Join(dir, "known_hosts")
-	line := fmt.Sprintf("[127.0.0.1]:%d %s", port, ssh.MarshalAuthorizedKey(hostKey))
-	if err := os.WriteFile(known, []byte(line), 0o600); err != nil {
+	s := &SSH{
+		Addr: fmt.Sprintf("127.0.0.1:%d", port), User: user, KeyFile: filepath.Join(dir, "user_key"),
+		KnownHosts: filepath.Join(dir, "known_hosts"), Root: root, HostKeys: hostKeys, HostCA: hostCA,
+		bin: bin, config: config,
+	}
+	var known string
+	for _, key := range hostKeys {
+		known += KnownHostsLine(s.Addr, key)
+	}
+	if err := os.WriteFile(s.KnownHosts, []byte(known), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	s.Restart(t)
+	return s
+}
+
+// KnownHostsLine returns the known_hosts line that gives key as the key
+// of the server at addr (127.0.0.1:port).
+func KnownHostsLine(addr string, key ssh.PublicKey) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return fmt.Sprintf("[127.0.0.1]:%s %s", port, ssh.MarshalAuthorizedKey(key))
+}
+
+// Restart starts the server again, on the same port with the same keys,
+// after Kill; SSHD starts it the first time. It waits until the server
+// listens.
+func (s *SSH) Restart(t testing.TB) {
+	t.Helper()
+	srv := start(t, "sshd", exec.Command(s.bin, "-D", "-e", "-f", s.config))
+	s.Server = srv
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.Dial("tcp", addr)
+		c, err := net.Dial("tcp", s.Addr)
 		if err == nil {
 			c.Close()
-			break
+			return
 		}
 		select {
 		case <-srv.done:
@@ -313,21 +379,104 @@ LogLevel ERROR
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen on %s: %v", addr, err)
+			t.Fatalf("sshd did not listen on %s: %v", s.Addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return &SSH{Server: srv, Addr: addr, User: user, KeyFile: filepath.Join(dir, "user_key"), KnownHosts: known, Root: root}
+}
+
+// Crash kills the server and the processes serving its connections at
+// once, as the machine going down would: sshd's per-connection processes
+// run in sessions of their own, which Kill leaves running. Restart starts
+// the server again.
+func (s *SSH) Crash() {
+	for _, pid := range descendants(s.cmd.Process.Pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	s.Kill()
+}
+
+// HangConnections stops the processes serving the server's connections
+// (SIGSTOP), as a server that stops answering or a network that drops
+// every packet would, while the server still takes new connections. They
+// are killed when the test ends.
+func (s *SSH) HangConnections(t testing.TB) {
+	pids := descendants(s.cmd.Process.Pid)
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+}
+
+// descendants returns the processes below pid, from /proc.
+func descendants(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			children[ppid] = append(children[ppid], child)
+		}
+	}
+	var all []int
+	for todo := children[pid]; len(todo) > 0; {
+		p := todo[0]
+		todo = append(todo[1:], children[p]...)
+		all = append(all, p)
+	}
+	return all
+}
+
+// writeHostCertificate writes to path a host certificate for key, valid
+// for 127.0.0.1, and returns the key of the new authority that signed it.
+func writeHostCertificate(t testing.TB, key ssh.PublicKey, path string) ssh.PublicKey {
+	t.Helper()
+	_, caKey, err := ed25519.GenerateKey(crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := ssh.NewSignerFromKey(caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := &ssh.Certificate{
+		Key: key, Serial: 1, CertType: ssh.HostCert, KeyId: "b14fs test host",
+		ValidPrincipals: []string{"127.0.0.1"}, ValidBefore: ssh.CertTimeInfinity,
+	}
+	if err := cert.SignCert(crand.Reader, ca); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, ssh.MarshalAuthorizedKey(cert), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ca.PublicKey()
 }
 
 // writeKey writes a new ed25519 private key to path and returns its public
 // key.
-func writeKey(t testing.TB, path string) ssh.PublicKey {
+func writeKey(t testing.TB, path string) ssh.PublicKey { return writeKeyOf(t, path, "ed25519") }
+
+// writeKeyOf writes a new private key of type typ ("ed25519", "ecdsa",
+// "rsa") to path and returns its public key.
+func writeKeyOf(t testing.TB, path, typ string) ssh.PublicKey {
 	t.Helper()
-	pub, priv, err := ed25519.GenerateKey(crand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv := NewKey(t, typ)
 	block, err := ssh.MarshalPrivateKey(priv, "")
 	if err != nil {
 		t.Fatal(err)
@@ -335,7 +484,7 @@ func writeKey(t testing.TB, path string) ssh.PublicKey {
 	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sshPub, err := ssh.NewPublicKey(pub)
+	sshPub, err := ssh.NewPublicKey(priv.Public())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,4 +522,26 @@ func Race(n int, try func(i int) bool) []int {
 		winners = append(winners, i)
 	}
 	return winners
+}
+
+// NewKey returns a new private key of type typ: "ed25519", "ecdsa" (P-256)
+// or "rsa" (2048 bits).
+func NewKey(t testing.TB, typ string) crypto.Signer {
+	t.Helper()
+	var priv crypto.Signer
+	var err error
+	switch typ {
+	case "ed25519":
+		_, priv, err = ed25519.GenerateKey(crand.Reader)
+	case "ecdsa":
+		priv, err = ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	case "rsa":
+		priv, err = rsa.GenerateKey(crand.Reader, 2048)
+	default:
+		err = fmt.Errorf("unknown key type %q", typ)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return priv
 }

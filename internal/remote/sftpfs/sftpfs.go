@@ -3,34 +3,38 @@
 //
 // The server's host key is checked against known_hosts files; only
 // Config.InsecureIgnoreHostKey, which a user must ask for by name, skips
-// the check. Users log in with keys: those of a running ssh-agent and
-// private key files without a passphrase.
+// the check. The client asks the server for a key of the types known_hosts
+// holds for it, so that a server with several keys shows the one known.
+// Users log in with keys: those of a running ssh-agent and private key
+// files without a passphrase.
 //
 // Rename is the posix-rename@openssh.com extension, which replaces its
 // target atomically as rename(2) does, so fsx's writes through a temporary
 // file and a rename are atomic on the server too. A connection that stops
 // answering keep-alives for the timeout is closed, which fails the calls
 // waiting on it rather than leaving them hanging.
+//
+// A connection that is gone (the network failed, the server restarted) is
+// made again by the next call, with the same checks, one reconnection at a
+// time and with a backoff after failed ones. Calls that only read, and
+// reads of files open only for reading, are made once more on the new
+// connection; a file open for writing fails with ErrConnectionLost.
 package sftpfs
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path"
-	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
-	"github.com/pkg/sftp"
 	"github.com/spf13/afero"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/b14fs/b14fs/internal/remote/listing"
-	"golang.org/x/crypto/ssh/agent"
-	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // Config says how to reach and log in to the server.
@@ -49,22 +53,44 @@ type Config struct {
 	// InsecureIgnoreHostKey accepts any host key: anyone between this
 	// machine and the server can then read and change the files.
 	InsecureIgnoreHostKey bool
-	// Timeout bounds connecting and logging in, and how long the
-	// connection may leave keep-alives unanswered; zero means
-	// DefaultTimeout.
+	// Timeout bounds connecting and logging in (again, after the
+	// connection was lost), and how long the connection may leave
+	// keep-alives unanswered; zero means DefaultTimeout.
 	Timeout time.Duration
 }
 
 // DefaultTimeout is the timeout unless Config.Timeout says otherwise.
 const DefaultTimeout = 30 * time.Second
 
+// ErrConnectionLost is the error of the calls on a file that was open for
+// writing when the connection to the server was lost: what was written
+// to it may not all be on the server. (fsx writes a new file's content to
+// a temporary file renamed over it at Close, so the file keeps its old
+// content.)
+var ErrConnectionLost = errors.New("the connection to the server was lost while the file was open for writing: what was written may not all be stored")
+
+// ErrChanged is the error of a read of a file whose connection was lost
+// and that, opened again, is no longer the file it was (another size or
+// modification time).
+var ErrChanged = errors.New("the file changed on the server while the connection was lost")
+
 // Fs is the afero.Fs of a directory on an SFTP server. Close it to close
 // the connection.
 type Fs struct {
-	conn   *ssh.Client
-	client *sftp.Client
+	cfg    Config            // with the timeout set
+	login  *ssh.ClientConfig // how to log in, each time
 	root   string
-	stop   chan struct{}
+	ctx    context.Context // done once closed
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the goroutines watching the connections
+
+	mu       sync.Mutex
+	cur      *session // the connection, perhaps gone
+	redial   *redial  // the reconnection under way, if any
+	failures int      // reconnections that failed in a row
+	retryAt  time.Time
+	lastErr  error // of the last reconnection, while it failed
+	closed   bool
 }
 
 var _ afero.Fs = (*Fs)(nil)
@@ -73,11 +99,10 @@ var _ afero.Fs = (*Fs)(nil)
 // directory root there (relative to the user's login directory unless it
 // starts with a slash).
 func Dial(cfg Config, root string) (*Fs, error) {
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
 	}
-	hostKey, err := hostKeyCallback(cfg)
+	hostKey, algorithms, err := hostKeys(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -85,150 +110,44 @@ func Dial(cfg Config, root string) (*Fs, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn, err := ssh.Dial("tcp", cfg.Addr, &ssh.ClientConfig{
-		User:            cfg.User,
-		Auth:            auth,
-		HostKeyCallback: hostKey,
-		Timeout:         timeout,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sftp: %s@%s: %w", cfg.User, cfg.Addr, explainHostKey(cfg, err))
-	}
-	client, err := sftp.NewClient(conn)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("sftp: %s@%s: starting SFTP: %w", cfg.User, cfg.Addr, err)
-	}
 	if root == "" {
 		root = "."
 	}
-	f := &Fs{conn: conn, client: client, root: path.Clean(root), stop: make(chan struct{})}
-	info, err := client.Stat(f.root)
-	if err == nil && !info.IsDir() {
-		err = syscall.ENOTDIR
+	f := &Fs{cfg: cfg, root: path.Clean(root), login: &ssh.ClientConfig{
+		User:              cfg.User,
+		Auth:              auth,
+		HostKeyCallback:   hostKey,
+		HostKeyAlgorithms: algorithms,
+		Timeout:           cfg.Timeout,
+	}}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	s, err := f.dial()
+	if err == nil {
+		f.mu.Lock()
+		err = f.adopt(s)
+		f.mu.Unlock()
 	}
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("sftp: %s@%s: %s: %w", cfg.User, cfg.Addr, f.root, err)
+		f.cancel()
+		return nil, err
 	}
-	go f.keepAlive(timeout)
 	return f, nil
 }
 
-// keepAlive closes the connection when the server leaves a keep-alive
-// unanswered for timeout, so that calls waiting on it fail.
-func (f *Fs) keepAlive(timeout time.Duration) {
-	tick := time.NewTicker(timeout / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-f.stop:
-			return
-		case <-tick.C:
-		}
-		answered := make(chan struct{})
-		go func() {
-			f.conn.SendRequest("keepalive@openssh.com", true, nil)
-			close(answered)
-		}()
-		select {
-		case <-answered:
-		case <-time.After(timeout):
-			f.conn.Close()
-			return
-		case <-f.stop:
-			return
-		}
-	}
-}
-
-// Close closes the connection.
+// Close closes the connection, and waits for what watched it to end.
 func (f *Fs) Close() error {
-	select {
-	case <-f.stop:
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
 		return nil
-	default:
-		close(f.stop)
 	}
-	f.client.Close()
-	return f.conn.Close()
-}
-
-// hostKeyCallback returns the check of the server's host key cfg asks for.
-func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, error) {
-	if cfg.InsecureIgnoreHostKey {
-		return ssh.InsecureIgnoreHostKey(), nil
-	}
-	files := cfg.KnownHosts
-	if len(files) == 0 {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("sftp: no known_hosts file: %w", err)
-		}
-		files = []string{filepath.Join(home, ".ssh", "known_hosts")}
-	}
-	cb, err := knownhosts.New(files...)
-	if err != nil {
-		return nil, fmt.Errorf("sftp: known_hosts: %w (add the server's key with ssh-keyscan, or pass --sftp-insecure-ignore-host-key)", err)
-	}
-	return cb, nil
-}
-
-// explainHostKey says what to do about a host key known_hosts rejected.
-func explainHostKey(cfg Config, err error) error {
-	var ke *knownhosts.KeyError
-	if !errors.As(err, &ke) {
-		return err
-	}
-	if len(ke.Want) == 0 {
-		return fmt.Errorf("the server's host key is not in known_hosts (add it: ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts, after checking it; or pass --sftp-insecure-ignore-host-key): %w", err)
-	}
-	return fmt.Errorf("the server's host key does NOT match the one in %s:%d: someone may be in between, or the key changed: %w", ke.Want[0].Filename, ke.Want[0].Line, err)
-}
-
-// authMethods returns the ways to log in: the keys of the ssh-agent, then
-// those of the key files.
-func authMethods(files []string) ([]ssh.AuthMethod, error) {
-	var signers []ssh.Signer
-	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
-		if c, err := net.Dial("unix", sock); err == nil {
-			if s, err := agent.NewClient(c).Signers(); err == nil {
-				signers = append(signers, s...)
-			}
-		}
-	}
-	explicit := len(files) > 0
-	if !explicit {
-		if home, err := os.UserHomeDir(); err == nil {
-			for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
-				files = append(files, filepath.Join(home, ".ssh", name))
-			}
-		}
-	}
-	for _, file := range files {
-		pem, err := os.ReadFile(file)
-		if err != nil {
-			if explicit {
-				return nil, fmt.Errorf("sftp: key file: %w", err)
-			}
-			continue
-		}
-		s, err := ssh.ParsePrivateKey(pem)
-		var missing *ssh.PassphraseMissingError
-		switch {
-		case errors.As(err, &missing) && !explicit:
-			continue // the agent may hold it
-		case errors.As(err, &missing):
-			return nil, fmt.Errorf("sftp: key file %s needs a passphrase: add it to ssh-agent instead", file)
-		case err != nil:
-			return nil, fmt.Errorf("sftp: key file %s: %w", file, err)
-		}
-		signers = append(signers, s)
-	}
-	if len(signers) == 0 {
-		return nil, errors.New("sftp: no key to log in with: start ssh-agent with your key, or give --sftp-key FILE")
-	}
-	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, nil
+	f.closed = true
+	s := f.cur
+	f.mu.Unlock()
+	f.cancel()
+	s.kill()
+	f.wg.Wait()
+	return nil
 }
 
 // Name returns "sftp".
@@ -265,7 +184,11 @@ func (f *Fs) Open(name string) (afero.File, error) {
 // creates gets the mode perm.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	p := f.remote(name)
-	info, err := f.client.Stat(p)
+	var info os.FileInfo
+	err := f.call(true, func(s *session) (err error) {
+		info, err = s.client.Stat(p)
+		return err
+	})
 	switch {
 	case err == nil && info.IsDir():
 		if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
@@ -276,31 +199,44 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		return nil, pathError("open", name, err)
 	}
 	created := err != nil && flag&os.O_CREATE != 0
-	sf, err := f.client.OpenFile(p, flag)
+	file := &file{fs: f, name: name, path: p, opened: info}
+	file.writable = flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
+	err = f.call(!file.writable, func(s *session) error {
+		sf, err := s.client.OpenFile(p, flag)
+		if err != nil {
+			return err
+		}
+		if created {
+			if err := sf.Chmod(perm.Perm()); err != nil {
+				sf.Close()
+				return err
+			}
+		}
+		file.s, file.sf = s, sf
+		return nil
+	})
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
-	if created {
-		if err := sf.Chmod(perm.Perm()); err != nil {
-			sf.Close()
-			return nil, pathError("open", name, err)
-		}
-	}
-	return &file{File: sf, name: name}, nil
+	return file, nil
 }
 
 // Mkdir makes a directory with the mode perm.
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	p := f.remote(name)
-	if err := f.client.Mkdir(p); err != nil {
-		return pathError("mkdir", name, err)
-	}
-	return pathError("mkdir", name, f.client.Chmod(p, perm.Perm()))
+	return pathError("mkdir", name, f.call(false, func(s *session) error {
+		if err := s.client.Mkdir(p); err != nil {
+			return err
+		}
+		return s.client.Chmod(p, perm.Perm())
+	}))
 }
 
 // MkdirAll makes a directory and the missing ones above it.
 func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
-	return pathError("mkdir", name, f.client.MkdirAll(f.remote(name)))
+	return pathError("mkdir", name, f.call(true, func(s *session) error {
+		return s.client.MkdirAll(f.remote(name))
+	}))
 }
 
 // Remove removes a file or an empty directory.
@@ -309,7 +245,7 @@ func (f *Fs) Remove(name string) error {
 	if p == f.root {
 		return pathError("remove", name, fs.ErrPermission)
 	}
-	return pathError("remove", name, f.client.Remove(p))
+	return pathError("remove", name, f.call(false, func(s *session) error { return s.client.Remove(p) }))
 }
 
 // RemoveAll removes name and everything under it; never the root.
@@ -318,16 +254,21 @@ func (f *Fs) RemoveAll(name string) error {
 	if p == f.root {
 		return pathError("removeall", name, fs.ErrPermission)
 	}
-	if _, err := f.client.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return pathError("removeall", name, f.client.RemoveAll(p))
+	return pathError("removeall", name, f.call(true, func(s *session) error {
+		if _, err := s.client.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return s.client.RemoveAll(p)
+	}))
 }
 
 // Rename renames oldname to newname, replacing newname atomically if it
 // exists (posix-rename@openssh.com).
 func (f *Fs) Rename(oldname, newname string) error {
-	if err := f.client.PosixRename(f.remote(oldname), f.remote(newname)); err != nil {
+	err := f.call(false, func(s *session) error {
+		return s.client.PosixRename(f.remote(oldname), f.remote(newname))
+	})
+	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
@@ -339,7 +280,11 @@ func (f *Fs) Rename(oldname, newname string) error {
 
 // Stat returns the FileInfo of the named file, following links.
 func (f *Fs) Stat(name string) (os.FileInfo, error) {
-	info, err := f.client.Stat(f.remote(name))
+	var info os.FileInfo
+	err := f.call(true, func(s *session) (err error) {
+		info, err = s.client.Stat(f.remote(name))
+		return err
+	})
 	if err != nil {
 		return nil, pathError("stat", name, err)
 	}
@@ -348,35 +293,23 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 
 // Chmod changes the named file's mode.
 func (f *Fs) Chmod(name string, mode os.FileMode) error {
-	return pathError("chmod", name, f.client.Chmod(f.remote(name), mode))
+	return pathError("chmod", name, f.call(true, func(s *session) error {
+		return s.client.Chmod(f.remote(name), mode)
+	}))
 }
 
 // Chown changes the named file's owner and group.
 func (f *Fs) Chown(name string, uid, gid int) error {
-	return pathError("chown", name, f.client.Chown(f.remote(name), uid, gid))
+	return pathError("chown", name, f.call(true, func(s *session) error {
+		return s.client.Chown(f.remote(name), uid, gid)
+	}))
 }
 
 // Chtimes changes the named file's access and modification times.
 func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
-	return pathError("chtimes", name, f.client.Chtimes(f.remote(name), atime, mtime))
-}
-
-// file is an open file on the server.
-type file struct {
-	*sftp.File
-	name string
-}
-
-func (f *file) Name() string { return f.name }
-
-func (f *file) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
-
-func (f *file) Readdir(int) ([]os.FileInfo, error) {
-	return nil, pathError("readdir", f.name, syscall.ENOTDIR)
-}
-
-func (f *file) Readdirnames(int) ([]string, error) {
-	return nil, pathError("readdir", f.name, syscall.ENOTDIR)
+	return pathError("chtimes", name, f.call(true, func(s *session) error {
+		return s.client.Chtimes(f.remote(name), atime, mtime)
+	}))
 }
 
 // dirFile is an open directory on the server.
@@ -394,7 +327,11 @@ func (d *dirFile) Readdir(n int) ([]os.FileInfo, error) {
 		return nil, pathError("readdir", d.name, fs.ErrClosed)
 	}
 	if !d.pages.Listed() {
-		entries, err := d.fs.client.ReadDir(d.path)
+		var entries []os.FileInfo
+		err := d.fs.call(true, func(s *session) (err error) {
+			entries, err = s.client.ReadDir(d.path)
+			return err
+		})
 		if err != nil {
 			return nil, pathError("readdir", d.name, err)
 		}

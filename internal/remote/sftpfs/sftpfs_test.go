@@ -3,6 +3,7 @@ package sftpfs_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
@@ -22,19 +24,8 @@ import (
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
-func dial(t *testing.T, s *remotetest.SSH) *sftpfs.Fs {
-	t.Helper()
-	t.Setenv("SSH_AUTH_SOCK", "")
-	fsys, err := sftpfs.Dial(sftpfs.Config{
-		Addr: s.Addr, User: s.User, KeyFiles: []string{s.KeyFile}, KnownHosts: []string{s.KnownHosts},
-		Timeout: 5 * time.Second,
-	}, s.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fsys.Close() })
-	return fsys
-}
+// dial dials s, with a timeout of 5 s.
+func dial(t *testing.T, s *remotetest.SSH) *sftpfs.Fs { return dialAt(t, s, s.Addr) }
 
 var tree = map[string]string{
 	"a.txt":             "hello, world\n",
@@ -156,35 +147,56 @@ func TestSFTP(t *testing.T) {
 
 // TestHostKey checks that a server whose key is not in known_hosts, or
 // differs from the one there, is refused with an error saying so, unless
-// the check is turned off by name.
+// the check is turned off by name; and that a server with keys of several
+// types is accepted when known_hosts holds any one of them, or the
+// authority that signed its certificate.
 func TestHostKey(t *testing.T) {
-	s := remotetest.SSHD(t)
+	types := []string{"ed25519", "ecdsa", "rsa"}
+	s := remotetest.SSHDWith(t, remotetest.SSHOptions{HostKeyTypes: types, HostCertificate: true})
+	single := remotetest.SSHD(t) // an ed25519 key only
 	t.Setenv("SSH_AUTH_SOCK", "")
-	empty := filepath.Join(t.TempDir(), "known_hosts")
-	os.WriteFile(empty, nil, 0o600)
-	other := filepath.Join(t.TempDir(), "known_hosts")
-	line, _ := os.ReadFile(s.KnownHosts)
-	// The same host with another key.
-	pub := strings.Fields(string(line))
-	wrong := pub[0] + " ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"
-	os.WriteFile(other, []byte(wrong), 0o600)
+	dir := t.TempDir()
+	knownHosts := func(lines ...string) string {
+		file := filepath.Join(dir, fmt.Sprintf("%d.known_hosts", rand.Uint64()))
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	others := map[string]ssh.PublicKey{} // keys of each type the servers do not have
+	for _, typ := range types {
+		key, err := ssh.NewPublicKey(remotetest.NewKey(t, typ).Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		others[typ] = key
+	}
 
-	tests := []struct {
+	type test struct {
 		name   string
+		server *remotetest.SSH
 		known  string
 		ignore bool
 		want   string // in the error; "" for success
-	}{
-		{"unknown host", empty, false, "not in known_hosts"},
-		{"changed key", other, false, "does NOT match"},
-		{"ignored by name", empty, true, ""},
-		{"known", s.KnownHosts, false, ""},
+	}
+	tests := []test{
+		{"unknown host", s, knownHosts(), false, "not in known_hosts"},
+		{"ignored by name", s, knownHosts(), true, ""},
+		{"all keys known", s, s.KnownHosts, false, ""},
+		{"authority known", s, knownHosts("@cert-authority " + remotetest.KnownHostsLine(s.Addr, s.HostCA)), false, ""},
+		{"another authority", s, knownHosts("@cert-authority " + remotetest.KnownHostsLine(s.Addr, others["ed25519"])), false, "not signed by an authority"},
+		{"no key of the known type", single, knownHosts(remotetest.KnownHostsLine(single.Addr, others["ecdsa"])), false, "no host key of the types known_hosts holds"},
+	}
+	for i, typ := range types {
+		tests = append(tests,
+			test{typ + " key known", s, knownHosts(remotetest.KnownHostsLine(s.Addr, s.HostKeys[i])), false, ""},
+			test{typ + " key changed", s, knownHosts(remotetest.KnownHostsLine(s.Addr, others[typ])), false, "does NOT match"})
 	}
 	for _, tt := range tests {
 		fsys, err := sftpfs.Dial(sftpfs.Config{
-			Addr: s.Addr, User: s.User, KeyFiles: []string{s.KeyFile}, KnownHosts: []string{tt.known},
+			Addr: tt.server.Addr, User: tt.server.User, KeyFiles: []string{tt.server.KeyFile}, KnownHosts: []string{tt.known},
 			InsecureIgnoreHostKey: tt.ignore, Timeout: 5 * time.Second,
-		}, s.Root)
+		}, tt.server.Root)
 		if tt.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
