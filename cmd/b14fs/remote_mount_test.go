@@ -223,12 +223,6 @@ type traits struct {
 	// as it grows (SFTP stores long writes in place, as a local file
 	// system does); on S3 it shows empty until it is stored whole.
 	prefixes bool
-	// lostRaceEIO: an O_EXCL create that lost the race may fail with
-	// EIO rather than EEXIST. OpenSSH answers an O_EXCL open of an
-	// existing file with SSH_FX_FAILURE (SFTP version 3 has no status for
-	// "exists"), which reaches a creator as EIO when its lookup found no
-	// file yet.
-	lostRaceEIO bool
 }
 
 // awaitWhole reads name in mnt until it holds want, failing the test if a
@@ -298,7 +292,7 @@ func exerciseMounts(t *testing.T, mounts []*remoteMount, tr traits) []string {
 	}
 	checkListings(t, mounts, names)
 	names = append(names, checkReplaced(t, mounts))
-	names = append(names, checkExclusive(t, mounts, tr))
+	names = append(names, checkExclusive(t, mounts))
 	return names
 }
 
@@ -419,9 +413,8 @@ func checkReplaced(t *testing.T, mounts []*remoteMount) string {
 }
 
 // checkExclusive has every mount create one name with O_EXCL at once:
-// exactly one succeeds, the others fail with EEXIST (or EIO, as
-// tr.lostRaceEIO allows). It returns the name.
-func checkExclusive(t *testing.T, mounts []*remoteMount, tr traits) string {
+// exactly one succeeds, the others fail with EEXIST. It returns the name.
+func checkExclusive(t *testing.T, mounts []*remoteMount) string {
 	const name = "exclusive.txt"
 	won := remotetest.Race(len(mounts), func(m int) bool {
 		f, err := os.OpenFile(mounts[m].at(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -433,8 +426,6 @@ func checkExclusive(t *testing.T, mounts []*remoteMount, tr traits) string {
 			}
 			return true
 		case errors.Is(err, fs.ErrExist):
-		case errors.Is(err, syscall.EIO) && tr.lostRaceEIO:
-			t.Logf("mount %d lost the O_EXCL race with EIO: %v", m, err)
 		default:
 			t.Errorf("mount %d: O_EXCL create: %v, want EEXIST", m, err)
 		}
@@ -524,7 +515,7 @@ func TestRemoteMounts(t *testing.T) {
 			mounts[i] = mountRemote(t, "--sftp-key", ssh.KeyFile, "--sftp-known-hosts", ssh.KnownHosts,
 				"sftp://"+ssh.User+"@"+ssh.Addr+ssh.Root)
 		}
-		names := exerciseMounts(t, mounts, traits{prefixes: true, lostRaceEIO: true})
+		names := exerciseMounts(t, mounts, traits{prefixes: true})
 		for _, m := range mounts {
 			if err := m.unmount(); err != nil {
 				t.Error(err)

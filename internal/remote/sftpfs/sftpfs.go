@@ -197,6 +197,8 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		return &dirFile{fs: f, name: name, path: p, info: info}, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, pathError("open", name, err)
+	case err == nil && exclusive(flag):
+		return nil, pathError("open", name, fs.ErrExist)
 	}
 	created := err != nil && flag&os.O_CREATE != 0
 	file := &file{fs: f, name: name, path: p, opened: info}
@@ -215,11 +217,21 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		file.s, file.sf = s, sf
 		return nil
 	})
+	if err != nil && exclusive(flag) {
+		// Another client created it since the Stat: OpenSSH answers that
+		// with a plain failure.
+		if f.call(true, func(s *session) error { _, err := s.client.Lstat(p); return err }) == nil {
+			err = fs.ErrExist
+		}
+	}
 	if err != nil {
 		return nil, pathError("open", name, err)
 	}
 	return file, nil
 }
+
+// exclusive reports whether flag asks to create a file that must not exist.
+func exclusive(flag int) bool { return flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL }
 
 // Mkdir makes a directory with the mode perm.
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {

@@ -256,3 +256,39 @@ func TestServerKilled(t *testing.T) {
 		t.Errorf("after the server died mid-write the file reads %.20q (%d bytes), %v (stored: %d bytes)", plain, len(plain), err, len(got))
 	}
 }
+
+// TestExclusiveCreate has several clients create one name with O_EXCL at
+// once, and then once more: exactly one wins the first round, and every
+// other creator gets fs.ErrExist in a *fs.PathError (OpenSSH answers a
+// plain failure, which would otherwise read as EIO).
+func TestExclusiveCreate(t *testing.T) {
+	s := remotetest.SSHD(t)
+	const clients = 6
+	var fss [clients]*sftpfs.Fs
+	for i := range fss {
+		fss[i] = dial(t, s)
+	}
+	for round := range 5 {
+		name := fmt.Sprintf("one-%d", round)
+		won := remotetest.Race(clients, func(c int) bool {
+			f, err := fss[c].OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			var pe *fs.PathError
+			switch {
+			case err == nil:
+				if err := f.Close(); err != nil {
+					t.Errorf("client %d: Close: %v", c, err)
+				}
+				return true
+			case !errors.Is(err, fs.ErrExist) || !errors.As(err, &pe):
+				t.Errorf("round %d, client %d: %v, want fs.ErrExist in a *fs.PathError", round, c, err)
+			}
+			return false
+		})
+		if len(won) != 1 {
+			t.Errorf("round %d: %d creators succeeded, want 1", round, len(won))
+		}
+		if _, err := fss[0].OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); !errors.Is(err, fs.ErrExist) {
+			t.Errorf("creating the existing %s: %v, want fs.ErrExist", name, err)
+		}
+	}
+}
