@@ -64,32 +64,61 @@ func (p *Proxy) serve() {
 	}
 }
 
-// pipe copies from src to dst, waiting the proxy's delay before each
-// chunk.
+// pipe copies from src to dst, each chunk the proxy's delay after it
+// arrived: a link with that latency, whose bytes in flight (up to 8 MiB
+// each way) do not wait for one another.
 func (p *Proxy) pipe(dst, src net.Conn) {
-	defer dst.Close()
-	buf := make([]byte, 32<<10)
+	type chunk struct {
+		due  time.Time
+		data []byte
+	}
+	chunks := make(chan chunk, 256)
+	broken := make(chan struct{})  // closed when src fails: drop what is queued
+	written := make(chan struct{}) // closed when the writer stops
+	go func() {
+		defer close(written)
+		defer dst.Close()
+		for c := range chunks {
+			wait := time.NewTimer(time.Until(c.due))
+			select {
+			case <-wait.C:
+			case <-broken:
+				wait.Stop()
+				return
+			}
+			if _, err := dst.Write(c.data); err != nil {
+				src.Close()
+				return
+			}
+		}
+	}()
+	defer func() { <-written }()
 	for {
+		buf := make([]byte, 32<<10)
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
 			d := p.delay
 			p.mu.Unlock()
-			time.Sleep(d)
-			if _, werr := dst.Write(buf[:n]); werr != nil {
+			select {
+			case chunks <- chunk{time.Now().Add(d), buf[:n]}:
+			case <-written:
 				return
 			}
 		}
 		if err != nil {
 			if err != io.EOF {
 				src.Close()
+				close(broken)
 			}
+			close(chunks)
 			return
 		}
 	}
 }
 
-// SetDelay makes each chunk of data wait d from now on (latency).
+// SetDelay makes each chunk of data arrive d after it was sent, from now
+// on (latency; a delay longer than a client's timeout stalls the link).
 func (p *Proxy) SetDelay(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -27,12 +27,12 @@ const reconnectTimeout = 5 * time.Second
 
 // dialAt dials s through addr (a proxy's), which known_hosts gives s's key,
 // with the timeout reconnectTimeout.
-func dialAt(t *testing.T, s *remotetest.SSH, addr string) *sftpfs.Fs {
+func dialAt(t testing.TB, s *remotetest.SSH, addr string) *sftpfs.Fs {
 	return dialTimeout(t, s, addr, reconnectTimeout)
 }
 
 // dialTimeout is dialAt with another timeout.
-func dialTimeout(t *testing.T, s *remotetest.SSH, addr string, timeout time.Duration) *sftpfs.Fs {
+func dialTimeout(t testing.TB, s *remotetest.SSH, addr string, timeout time.Duration) *sftpfs.Fs {
 	t.Helper()
 	t.Setenv("SSH_AUTH_SOCK", "")
 	known := filepath.Join(t.TempDir(), "known_hosts")
@@ -56,6 +56,7 @@ var ignoreServers = []goleak.Option{
 	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/remote/remotetest.startServer.func1"),
 	goleak.IgnoreAnyFunction("os/exec.(*Cmd).Start.func2"),
 	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/remote/remotetest.(*Proxy).pipe"),
+	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/remote/remotetest.(*Proxy).pipe.func1"),
 }
 
 // TestReconnect loses the connection, by a cut network and by a server
