@@ -30,6 +30,10 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
+// ErrNotInstalled is wrapped by the error of a server that cannot start
+// because its program is not there, or cannot run here; tests skip then.
+var ErrNotInstalled = errors.New("not installed")
+
 // Bucket is the bucket the S3 servers start with.
 const Bucket = "b14fs"
 
@@ -76,15 +80,14 @@ func (c *Counter) RangeGets() int64 { return c.gets.Load() }
 // Requests returns how many requests it carried.
 func (c *Counter) Requests() int64 { return c.all.Load() }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // WeedBinary returns the path of SeaweedFS's weed program: $B14FS_WEED
@@ -118,19 +121,49 @@ func (s *Server) Kill() {
 	<-s.done
 }
 
-func start(t testing.TB, name string, cmd *exec.Cmd) *Server {
-	t.Helper()
-	s, err := startServer(cmd)
-	if err != nil {
-		t.Fatalf("starting %s: %v", name, err)
-	}
+// stopAtEnd kills srv when the test ends, showing its output if the test
+// failed.
+func stopAtEnd(t testing.TB, name string, srv *Server) {
 	t.Cleanup(func() {
-		s.Kill()
+		srv.Kill()
 		if t.Failed() {
-			t.Logf("%s's output:\n%s", name, s.log)
+			t.Logf("%s's output:\n%s", name, srv.log)
 		}
 	})
-	return s
+}
+
+// OpenFiles returns how many files the server's processes have open, its
+// own and those of the processes it started (sshd's for each connection,
+// which hold its SFTP files), or 0 where /proc does not tell.
+func (s *Server) OpenFiles() int {
+	procs, _ := os.ReadDir("/proc")
+	parent := map[int]int{}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 1 {
+			parent[pid], _ = strconv.Atoi(fields[1])
+		}
+	}
+	n := 0
+	for pid := range parent {
+		for p := pid; p > 1; p = parent[p] {
+			if p == s.cmd.Process.Pid {
+				fds, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
+				n += len(fds)
+				break
+			}
+		}
+	}
+	return n
 }
 
 func startServer(cmd *exec.Cmd) (*Server, error) {
@@ -151,38 +184,32 @@ func startServer(cmd *exec.Cmd) (*Server, error) {
 // is not there (.ci/weed builds it).
 func Weed(t testing.TB) (endpoint string, srv *Server) {
 	t.Helper()
-	if WeedBinary() == "" {
-		t.Skip("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
-	}
 	endpoint, srv, err := StartWeed(t.TempDir())
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skip(err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		srv.Kill()
-		if t.Failed() {
-			t.Logf("weed's output:\n%s", srv.log)
-		}
-	})
+	stopAtEnd(t, "weed", srv)
 	return endpoint, srv
 }
 
-// StartWeed is Weed for a caller without a test, such as a TestMain that
-// shares one server among benchmarks: it keeps its data in dir, and the
-// caller kills it.
+// StartWeed is Weed for a caller without a test, such as Shared: it keeps
+// its data in dir, and the caller kills it. Its error wraps ErrNotInstalled
+// when weed is not there.
 func StartWeed(dir string) (endpoint string, srv *Server, err error) {
 	bin := WeedBinary()
 	if bin == "" {
-		return "", nil, errors.New("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
+		return "", nil, fmt.Errorf("SeaweedFS's weed %w: run .ci/weed, or set B14FS_WEED", ErrNotInstalled)
 	}
 	ports := make([]string, 8)
 	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port, err := freePort()
 		if err != nil {
 			return "", nil, err
 		}
-		ports[i] = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-		l.Close()
+		ports[i] = strconv.Itoa(port)
 	}
 	srv, err = startServer(exec.Command(bin, "server",
 		"-dir", dir, "-ip", "127.0.0.1", "-ip.bind", "127.0.0.1",
@@ -238,6 +265,22 @@ type SSH struct {
 // as (it needs root).
 func SSHD(t testing.TB) *SSH {
 	t.Helper()
+	s, err := StartSSHD(t.TempDir())
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtEnd(t, "sshd", s.Server)
+	return s
+}
+
+// StartSSHD is SSHD for a caller without a test, such as Shared: it keeps
+// its keys, configuration and served directory (SSH.Root) in dir, and the
+// caller kills it. Its error wraps ErrNotInstalled when sshd is not there
+// or cannot log users in.
+func StartSSHD(dir string) (*SSH, error) {
 	bin, err := exec.LookPath("sshd")
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/sshd", "/usr/local/sbin/sshd"} {
@@ -247,31 +290,39 @@ func SSHD(t testing.TB) *SSH {
 		}
 	}
 	if bin == "" {
-		t.Skip("sshd not found: install openssh-server")
+		return nil, fmt.Errorf("sshd %w: install openssh-server", ErrNotInstalled)
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("sshd needs root to log users in")
+		return nil, fmt.Errorf("sshd needs root to log users in: %w for this user", ErrNotInstalled)
 	}
 	// sshd checks that its privilege separation directory exists.
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-		t.Skipf("sshd's /run/sshd: %v", err)
+		return nil, fmt.Errorf("sshd's /run/sshd: %w", err)
 	}
-	dir := t.TempDir()
-	hostKey := writeKey(t, filepath.Join(dir, "host_key"))
-	userKey := writeKey(t, filepath.Join(dir, "user_key"))
+	hostKey, err := writeKey(filepath.Join(dir, "host_key"))
+	if err != nil {
+		return nil, err
+	}
+	userKey, err := writeKey(filepath.Join(dir, "user_key"))
+	if err != nil {
+		return nil, err
+	}
 	auth := filepath.Join(dir, "authorized_keys")
 	if err := os.WriteFile(auth, ssh.MarshalAuthorizedKey(userKey), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	root := filepath.Join(dir, "files")
 	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	user := os.Getenv("USER")
 	if user == "" {
 		user = "root"
 	}
-	port := FreePort(t)
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	config := filepath.Join(dir, "sshd_config")
 	conf := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
@@ -289,14 +340,17 @@ Subsystem sftp internal-sftp
 LogLevel ERROR
 `, port, filepath.Join(dir, "host_key"), auth, filepath.Join(dir, "sshd.pid"))
 	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	srv := start(t, "sshd", exec.Command(bin, "-D", "-e", "-f", config))
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	known := filepath.Join(dir, "known_hosts")
 	line := fmt.Sprintf("[127.0.0.1]:%d %s", port, ssh.MarshalAuthorizedKey(hostKey))
 	if err := os.WriteFile(known, []byte(line), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
+	}
+	srv, err := startServer(exec.Command(bin, "-D", "-e", "-f", config))
+	if err != nil {
+		return nil, fmt.Errorf("starting sshd: %w", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -307,35 +361,31 @@ LogLevel ERROR
 		}
 		select {
 		case <-srv.done:
-			t.Fatalf("sshd exited:\n%s", srv.log)
+			return nil, fmt.Errorf("sshd exited:\n%s", srv.log)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen on %s: %v", addr, err)
+			srv.Kill()
+			return nil, fmt.Errorf("sshd did not listen on %s: %v\n%s", addr, err, srv.log)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return &SSH{Server: srv, Addr: addr, User: user, KeyFile: filepath.Join(dir, "user_key"), KnownHosts: known, Root: root}
+	return &SSH{Server: srv, Addr: addr, User: user, KeyFile: filepath.Join(dir, "user_key"), KnownHosts: known, Root: root}, nil
 }
 
 // writeKey writes a new ed25519 private key to path and returns its public
 // key.
-func writeKey(t testing.TB, path string) ssh.PublicKey {
-	t.Helper()
+func writeKey(path string) (ssh.PublicKey, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	block, err := ssh.MarshalPrivateKey(priv, "")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	sshPub, err := ssh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sshPub
+	return ssh.NewPublicKey(pub)
 }
