@@ -36,9 +36,9 @@ func backends() []backend {
 	}
 }
 
-// memBase returns a base in memory: a directory of a MemMapFs (over the
-// MemMapFs's root, TestConcurrent fails: the Stat of a listed file that
-// renames keep replacing fails with fs.ErrNotExist).
+// memBase returns a base in memory: a directory of a MemMapFs, through a
+// BasePathFs, which makes every name absolute (a MemMapFs stores "a" and
+// "/a" as different files, as docs/fsx.md says).
 func memBase(t *testing.T) afero.Fs {
 	base := afero.NewBasePathFs(afero.NewMemMapFs(), "/base")
 	if err := base.MkdirAll("/", 0o755); err != nil {
