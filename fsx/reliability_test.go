@@ -251,12 +251,13 @@ func (l limitFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 // TestAppendFailsWhole appends to block codec files on a disk that fills up
-// after every possible number of bytes: the append lands whole or the
-// stored file keeps its bytes.
+// after every possible number of bytes (the base's, or on a base that
+// stores files whole the local one holding the new content): the append
+// lands whole or the stored file keeps its bytes.
 func TestAppendFailsWhole(t *testing.T) {
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		if _, ok := c.(core.BlockCodec); !ok {
-			t.Skip("not a block codec: appends go through a temporary file")
+			t.Skip("not a block codec: appends rewrite the file whole, which TestAtomic checks on a full disk")
 		}
 		old := randomBytes(1000, 1)
 		more := randomBytes(300, 2)
