@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )
@@ -183,9 +184,11 @@ func bigBase(b *testing.B, c core.Codec) afero.Fs {
 	return afero.NewBasePathFs(afero.NewOsFs(), bigFile.dir)
 }
 
-// TestMain removes the big benchmark file.
+// TestMain removes the big benchmark file, and stops the servers of the
+// remote backends.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	remotetest.StopShared()
 	if bigFile.dir != "" {
 		os.RemoveAll(bigFile.dir)
 	}

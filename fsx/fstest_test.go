@@ -13,14 +13,6 @@ import (
 	"github.com/spf13/afero"
 )
 
-// bases returns the base filesystems every test runs over.
-func bases(t *testing.T) map[string]afero.Fs {
-	return map[string]afero.Fs{
-		"mem": afero.NewMemMapFs(),
-		"os":  afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()),
-	}
-}
-
 // codecs returns the codecs every test runs with.
 func codecs() map[string]core.Codec {
 	return map[string]core.Codec{
@@ -78,11 +70,10 @@ func treeNames(files map[string]string) []string {
 }
 
 func TestFS(t *testing.T) {
-	for bname, base := range bases(t) {
+	for _, b := range backends() {
 		for cname, c := range codecs() {
-			t.Run(bname+"/"+cname, func(t *testing.T) {
-				base := afero.NewBasePathFs(base, cname)
-				fsys := newFs(t, base, c)
+			t.Run(b.name+"/"+cname, func(t *testing.T) {
+				fsys := newFs(t, b.fresh(t), c)
 				writeTree(t, fsys, tree)
 				if err := fstest.TestFS(afero.NewIOFS(fsys), treeNames(tree)...); err != nil {
 					t.Fatal(err)
@@ -122,9 +113,9 @@ func TestFSMappings(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		for bname, base := range bases(t) {
-			t.Run(tt.name+"/"+bname, func(t *testing.T) {
-				base := afero.NewBasePathFs(base, tt.name)
+		for _, b := range backends() {
+			t.Run(tt.name+"/"+b.name, func(t *testing.T) {
+				base := b.fresh(t)
 				writeTree(t, base, tt.raw)
 				fsys := newFs(t, base, b64{}, tt.opts...)
 				writeTree(t, fsys, tt.files)

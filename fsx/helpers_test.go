@@ -14,20 +14,18 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/atomicfile"
 	"github.com/spf13/afero"
 )
 
-// forEach runs test over every base and codec, each time on a new base
-// directory.
+// forEach runs test over every backend and codec, each time on a new,
+// empty base.
 func forEach(t *testing.T, test func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec)) {
 	t.Helper()
-	for bname, base := range bases(t) {
+	for _, b := range backends() {
 		for cname, c := range codecs() {
-			t.Run(bname+"/"+cname, func(t *testing.T) {
-				base := afero.NewBasePathFs(base, cname)
-				if err := base.MkdirAll("/", 0o755); err != nil {
-					t.Fatal(err)
-				}
+			t.Run(b.name+"/"+cname, func(t *testing.T) {
+				base := b.fresh(t)
 				test(t, newFs(t, base, c), base, c)
 			})
 		}
@@ -137,6 +135,62 @@ var errInjected = errors.New("injected failure")
 
 func (failingFs) Rename(string, string) error { return errInjected }
 
+// failing returns base with the commits of its writes failing: its Rename
+// (failingFs), or on an atomicfile.Replacer the uploads at Close, as a
+// store that refuses them.
+func failing(base afero.Fs) afero.Fs {
+	return replacing(failingFs{base}, base, func(r atomicfile.Replacement) (afero.File, error) {
+		return uploadFails{r}, nil
+	})
+}
+
+// uploadFails is a Replacement whose Close fails and stores nothing.
+type uploadFails struct{ atomicfile.Replacement }
+
+func (u uploadFails) Close() error {
+	u.Discard()
+	return errInjected
+}
+
+// replacing returns fsys, which wraps base, as an atomicfile.Replacer when
+// base is one (so that fsx still writes through Replace): its Replace is
+// base's, each Replacement wrapped by wrap, or failing with wrap's error.
+func replacing(fsys, base afero.Fs, wrap func(atomicfile.Replacement) (afero.File, error)) afero.Fs {
+	r, ok := base.(atomicfile.Replacer)
+	if !ok {
+		return fsys
+	}
+	return replacerFs{fsys, func(name string, perm os.FileMode) (atomicfile.Replacement, error) {
+		repl, err := r.Replace(name, perm)
+		if err != nil {
+			return nil, err
+		}
+		f, err := wrap(repl)
+		if err != nil {
+			repl.Discard()
+			return nil, err
+		}
+		return replacement{f, repl.Discard}, nil
+	}}
+}
+
+type replacerFs struct {
+	afero.Fs
+	replace func(name string, perm os.FileMode) (atomicfile.Replacement, error)
+}
+
+func (r replacerFs) Replace(name string, perm os.FileMode) (atomicfile.Replacement, error) {
+	return r.replace(name, perm)
+}
+
+// replacement is a Replacement whose file is File.
+type replacement struct {
+	afero.File
+	discard func()
+}
+
+func (r replacement) Discard() { r.discard() }
+
 // readOneByte reads all of r in 1-byte reads.
 func readOneByte(r io.Reader) ([]byte, error) {
 	var out []byte
@@ -167,6 +221,15 @@ func (f fullFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, e
 		return nil, err
 	}
 	return fullFile{file}, nil
+}
+
+// full returns base with every write to its files failing (fullFs), and
+// on an atomicfile.Replacer every write to its Replacements, as a full
+// local disk holding them.
+func full(base afero.Fs) afero.Fs {
+	return replacing(fullFs{base}, base, func(r atomicfile.Replacement) (afero.File, error) {
+		return fullFile{r}, nil
+	})
 }
 
 type fullFile struct{ afero.File }
@@ -227,4 +290,13 @@ func newFs(t testing.TB, base afero.Fs, c core.Codec, opts ...fsx.Option) *fsx.F
 		t.Fatal(err)
 	}
 	return fsys
+}
+
+// names returns the names of infos.
+func names(infos []os.FileInfo) []string {
+	var names []string
+	for _, info := range infos {
+		names = append(names, info.Name())
+	}
+	return names
 }

@@ -17,13 +17,23 @@ import (
 )
 
 // TestCloseMidRead opens files of every codec, reads a little of each and
-// closes them: no goroutine and no open base file may be left.
+// closes them: no goroutine and no open base file may be left. What ran
+// before (the servers of remote bases, a client's connection) is no leak;
+// nor are the idle connections a remote base's client keeps, which are
+// closed before counting: a response body left open keeps its connection
+// busy, and shows.
 func TestCloseMidRead(t *testing.T) {
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		content := randomBytes(100000, 3)
 		mustWrite(t, fsys, "f", content)
-		fds := openFiles()
-		for i := range 1000 {
+		opens := 1000
+		if can(base).remote {
+			opens = 100
+		}
+		can(base).closeIdle()
+		before := goleak.IgnoreCurrent()
+		fds := can(base).openFiles()
+		for i := range opens {
 			f, err := fsys.Open("f")
 			if err != nil {
 				t.Fatal(err)
@@ -41,8 +51,9 @@ func TestCloseMidRead(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		goleak.VerifyNone(t)
-		if n := openFiles(); n > fds {
+		can(base).closeIdle()
+		goleak.VerifyNone(t, before)
+		if n := can(base).openFiles(); n > fds {
 			t.Errorf("%d files open after closing them all, %d before", n, fds)
 		}
 	})

@@ -31,8 +31,13 @@ func TestWriteRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := iotest.TestReader(f, want); err != nil {
-				t.Errorf("%s: %v", name, err)
+			// iotest.TestReader reads every byte with a ReadAt of its
+			// own, backwards: over the network each is a request, so
+			// larger files are read there as a whole and byte by byte.
+			if n <= 100 || !can(base).remote {
+				if err := iotest.TestReader(f, want); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
 			}
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				t.Fatal(err)

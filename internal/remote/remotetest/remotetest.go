@@ -36,6 +36,10 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
+// ErrNotInstalled is wrapped by the error of a server that cannot start
+// because its program is not there, or cannot run here; tests skip then.
+var ErrNotInstalled = errors.New("not installed")
+
 // Bucket is the bucket the S3 servers start with.
 const Bucket = "b14fs"
 
@@ -82,15 +86,14 @@ func (c *Counter) RangeGets() int64 { return c.gets.Load() }
 // Requests returns how many requests it carried.
 func (c *Counter) Requests() int64 { return c.all.Load() }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // WeedBinary returns the path of SeaweedFS's weed program: $B14FS_WEED
@@ -124,19 +127,49 @@ func (s *Server) Kill() {
 	<-s.done
 }
 
-func start(t testing.TB, name string, cmd *exec.Cmd) *Server {
-	t.Helper()
-	s, err := startServer(cmd)
-	if err != nil {
-		t.Fatalf("starting %s: %v", name, err)
-	}
+// stopAtEnd kills srv when the test ends, showing its output if the test
+// failed.
+func stopAtEnd(t testing.TB, name string, srv *Server) {
 	t.Cleanup(func() {
-		s.Kill()
+		srv.Kill()
 		if t.Failed() {
-			t.Logf("%s's output:\n%s", name, s.log)
+			t.Logf("%s's output:\n%s", name, srv.log)
 		}
 	})
-	return s
+}
+
+// OpenFiles returns how many files the server's processes have open, its
+// own and those of the processes it started (sshd's for each connection,
+// which hold its SFTP files), or 0 where /proc does not tell.
+func (s *Server) OpenFiles() int {
+	procs, _ := os.ReadDir("/proc")
+	parent := map[int]int{}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 1 {
+			parent[pid], _ = strconv.Atoi(fields[1])
+		}
+	}
+	n := 0
+	for pid := range parent {
+		for p := pid; p > 1; p = parent[p] {
+			if p == s.cmd.Process.Pid {
+				fds, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
+				n += len(fds)
+				break
+			}
+		}
+	}
+	return n
 }
 
 func startServer(cmd *exec.Cmd) (*Server, error) {
@@ -157,38 +190,32 @@ func startServer(cmd *exec.Cmd) (*Server, error) {
 // is not there (.ci/weed builds it).
 func Weed(t testing.TB) (endpoint string, srv *Server) {
 	t.Helper()
-	if WeedBinary() == "" {
-		t.Skip("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
-	}
 	endpoint, srv, err := StartWeed(t.TempDir())
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skip(err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		srv.Kill()
-		if t.Failed() {
-			t.Logf("weed's output:\n%s", srv.log)
-		}
-	})
+	stopAtEnd(t, "weed", srv)
 	return endpoint, srv
 }
 
-// StartWeed is Weed for a caller without a test, such as a TestMain that
-// shares one server among benchmarks: it keeps its data in dir, and the
-// caller kills it.
+// StartWeed is Weed for a caller without a test, such as Shared: it keeps
+// its data in dir, and the caller kills it. Its error wraps ErrNotInstalled
+// when weed is not there.
 func StartWeed(dir string) (endpoint string, srv *Server, err error) {
 	bin := WeedBinary()
 	if bin == "" {
-		return "", nil, errors.New("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
+		return "", nil, fmt.Errorf("SeaweedFS's weed %w: run .ci/weed, or set B14FS_WEED", ErrNotInstalled)
 	}
 	ports := make([]string, 8)
 	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port, err := freePort()
 		if err != nil {
 			return "", nil, err
 		}
-		ports[i] = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-		l.Close()
+		ports[i] = strconv.Itoa(port)
 	}
 	srv, err = startServer(exec.Command(bin, "server",
 		"-dir", dir, "-ip", "127.0.0.1", "-ip.bind", "127.0.0.1",
@@ -266,6 +293,25 @@ func SSHD(t testing.TB) *SSH { return SSHDWith(t, SSHOptions{}) }
 // SSHDWith is SSHD with the host keys opts asks for.
 func SSHDWith(t testing.TB, opts SSHOptions) *SSH {
 	t.Helper()
+	s, err := StartSSHDWith(t.TempDir(), opts)
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAtEnd(t, "sshd", s.Server)
+	return s
+}
+
+// StartSSHD is SSHD for a caller without a test, such as SharedSSHD: it
+// keeps its keys, configuration and served directory (SSH.Root) in dir,
+// and the caller kills it. Its error wraps ErrNotInstalled when sshd is not
+// there or cannot log users in.
+func StartSSHD(dir string) (*SSH, error) { return StartSSHDWith(dir, SSHOptions{}) }
+
+// StartSSHDWith is StartSSHD with the host keys opts asks for.
+func StartSSHDWith(dir string, opts SSHOptions) (*SSH, error) {
 	bin, err := exec.LookPath("sshd")
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/sshd", "/usr/local/sbin/sshd"} {
@@ -275,16 +321,15 @@ func SSHDWith(t testing.TB, opts SSHOptions) *SSH {
 		}
 	}
 	if bin == "" {
-		t.Skip("sshd not found: install openssh-server")
+		return nil, fmt.Errorf("sshd %w: install openssh-server", ErrNotInstalled)
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("sshd needs root to log users in")
+		return nil, fmt.Errorf("sshd needs root to log users in: %w for this user", ErrNotInstalled)
 	}
 	// sshd checks that its privilege separation directory exists.
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-		t.Skipf("sshd's /run/sshd: %v", err)
+		return nil, fmt.Errorf("sshd's /run/sshd: %w", err)
 	}
-	dir := t.TempDir()
 	types := opts.HostKeyTypes
 	if len(types) == 0 {
 		types = []string{"ed25519"}
@@ -296,28 +341,41 @@ func SSHDWith(t testing.TB, opts SSHOptions) *SSH {
 		if i > 0 {
 			file = filepath.Join(dir, fmt.Sprintf("host_key_%d_%s", i, typ))
 		}
-		hostKeys = append(hostKeys, writeKeyOf(t, file, typ))
+		key, err := writeKey(file, typ)
+		if err != nil {
+			return nil, err
+		}
+		hostKeys = append(hostKeys, key)
 		hostKeyLines += "HostKey " + file + "\n"
 	}
 	var hostCA ssh.PublicKey
 	if opts.HostCertificate {
-		hostCA = writeHostCertificate(t, hostKeys[0], filepath.Join(dir, "host_key-cert.pub"))
-		hostKeyLines += "HostCertificate " + filepath.Join(dir, "host_key-cert.pub") + "\n"
+		cert := filepath.Join(dir, "host_key-cert.pub")
+		if hostCA, err = writeHostCertificate(hostKeys[0], cert); err != nil {
+			return nil, err
+		}
+		hostKeyLines += "HostCertificate " + cert + "\n"
 	}
-	userKey := writeKey(t, filepath.Join(dir, "user_key"))
+	userKey, err := writeKey(filepath.Join(dir, "user_key"), "ed25519")
+	if err != nil {
+		return nil, err
+	}
 	auth := filepath.Join(dir, "authorized_keys")
 	if err := os.WriteFile(auth, ssh.MarshalAuthorizedKey(userKey), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	root := filepath.Join(dir, "files")
 	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	user := os.Getenv("USER")
 	if user == "" {
 		user = "root"
 	}
-	port := FreePort(t)
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	config := filepath.Join(dir, "sshd_config")
 	conf := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
@@ -334,7 +392,7 @@ Subsystem sftp internal-sftp
 LogLevel ERROR
 `, port, hostKeyLines, auth, filepath.Join(dir, "sshd.pid"))
 	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s := &SSH{
 		Addr: fmt.Sprintf("127.0.0.1:%d", port), User: user, KeyFile: filepath.Join(dir, "user_key"),
@@ -346,10 +404,12 @@ LogLevel ERROR
 		known += KnownHostsLine(s.Addr, key)
 	}
 	if err := os.WriteFile(s.KnownHosts, []byte(known), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	s.Restart(t)
-	return s
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // KnownHostsLine returns the known_hosts line that gives key as the key
@@ -360,26 +420,38 @@ func KnownHostsLine(addr string, key ssh.PublicKey) string {
 }
 
 // Restart starts the server again, on the same port with the same keys,
-// after Kill; SSHD starts it the first time. It waits until the server
+// after Kill, stopping it when the test ends. It waits until the server
 // listens.
 func (s *SSH) Restart(t testing.TB) {
 	t.Helper()
-	srv := start(t, "sshd", exec.Command(s.bin, "-D", "-e", "-f", s.config))
+	if err := s.start(); err != nil {
+		t.Fatal(err)
+	}
+	stopAtEnd(t, "sshd", s.Server)
+}
+
+// start starts the server and waits until it listens.
+func (s *SSH) start() error {
+	srv, err := startServer(exec.Command(s.bin, "-D", "-e", "-f", s.config))
+	if err != nil {
+		return fmt.Errorf("starting sshd: %w", err)
+	}
 	s.Server = srv
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, err := net.Dial("tcp", s.Addr)
 		if err == nil {
 			c.Close()
-			return
+			return nil
 		}
 		select {
 		case <-srv.done:
-			t.Fatalf("sshd exited:\n%s", srv.log)
+			return fmt.Errorf("sshd exited:\n%s", srv.log)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen on %s: %v", s.Addr, err)
+			srv.Kill()
+			return fmt.Errorf("sshd did not listen on %s: %v\n%s", s.Addr, err, srv.log)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -445,50 +517,43 @@ func descendants(pid int) []int {
 
 // writeHostCertificate writes to path a host certificate for key, valid
 // for 127.0.0.1, and returns the key of the new authority that signed it.
-func writeHostCertificate(t testing.TB, key ssh.PublicKey, path string) ssh.PublicKey {
-	t.Helper()
+func writeHostCertificate(key ssh.PublicKey, path string) (ssh.PublicKey, error) {
 	_, caKey, err := ed25519.GenerateKey(crand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ca, err := ssh.NewSignerFromKey(caKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cert := &ssh.Certificate{
 		Key: key, Serial: 1, CertType: ssh.HostCert, KeyId: "b14fs test host",
 		ValidPrincipals: []string{"127.0.0.1"}, ValidBefore: ssh.CertTimeInfinity,
 	}
 	if err := cert.SignCert(crand.Reader, ca); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := os.WriteFile(path, ssh.MarshalAuthorizedKey(cert), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return ca.PublicKey()
+	return ca.PublicKey(), nil
 }
 
-// writeKey writes a new ed25519 private key to path and returns its public
-// key.
-func writeKey(t testing.TB, path string) ssh.PublicKey { return writeKeyOf(t, path, "ed25519") }
-
-// writeKeyOf writes a new private key of type typ ("ed25519", "ecdsa",
+// writeKey writes a new private key of type typ ("ed25519", "ecdsa",
 // "rsa") to path and returns its public key.
-func writeKeyOf(t testing.TB, path, typ string) ssh.PublicKey {
-	t.Helper()
-	priv := NewKey(t, typ)
+func writeKey(path, typ string) (ssh.PublicKey, error) {
+	priv, err := newKey(typ)
+	if err != nil {
+		return nil, err
+	}
 	block, err := ssh.MarshalPrivateKey(priv, "")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	sshPub, err := ssh.NewPublicKey(priv.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sshPub
+	return ssh.NewPublicKey(priv.Public())
 }
 
 // RandomBytes returns n bytes that are the same for the same seed, and
@@ -528,20 +593,22 @@ func Race(n int, try func(i int) bool) []int {
 // or "rsa" (2048 bits).
 func NewKey(t testing.TB, typ string) crypto.Signer {
 	t.Helper()
-	var priv crypto.Signer
-	var err error
-	switch typ {
-	case "ed25519":
-		_, priv, err = ed25519.GenerateKey(crand.Reader)
-	case "ecdsa":
-		priv, err = ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
-	case "rsa":
-		priv, err = rsa.GenerateKey(crand.Reader, 2048)
-	default:
-		err = fmt.Errorf("unknown key type %q", typ)
-	}
+	priv, err := newKey(typ)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return priv
+}
+
+func newKey(typ string) (crypto.Signer, error) {
+	switch typ {
+	case "ed25519":
+		_, priv, err := ed25519.GenerateKey(crand.Reader)
+		return priv, err
+	case "ecdsa":
+		return ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	case "rsa":
+		return rsa.GenerateKey(crand.Reader, 2048)
+	}
+	return nil, fmt.Errorf("unknown key type %q", typ)
 }

@@ -26,41 +26,25 @@ func benchSize() int {
 	return 256 << 20
 }
 
-// bench is the SeaweedFS server the benchmarks share, started by the
-// first and killed by TestMain.
+// bench is the encoded file the benchmarks share, written by the first
+// on the shared SeaweedFS server, which TestMain stops.
 var bench struct {
-	once     sync.Once
-	endpoint string
-	srv      *remotetest.Server
-	dir      string
-	err      string
+	once sync.Once
+	err  string
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if bench.srv != nil {
-		bench.srv.Kill()
-		os.RemoveAll(bench.dir)
-	}
+	remotetest.StopShared()
 	os.Exit(code)
 }
 
-// benchStore starts SeaweedFS once for all the benchmarks and writes the
-// encoded file there; it skips without SeaweedFS.
+// benchStore writes the encoded file to SeaweedFS once for all the
+// benchmarks; it skips without SeaweedFS.
 func benchStore(b *testing.B) (*fsx.Fs, *remotetest.Counter, string) {
-	if remotetest.WeedBinary() == "" {
-		b.Skip("SeaweedFS's weed not found: run .ci/weed, or set B14FS_WEED")
-	}
+	endpoint := remotetest.SharedWeed(b)
 	bench.once.Do(func() {
-		var err error
-		if bench.dir, err = os.MkdirTemp("", "b14fs-bench-weed"); err == nil {
-			bench.endpoint, bench.srv, err = remotetest.StartWeed(bench.dir)
-		}
-		if err != nil {
-			bench.err = err.Error()
-			return
-		}
-		base, _ := newFs(b, bench.endpoint, "bench")
+		base, _ := newFs(b, endpoint, "bench")
 		enc, _ := fsx.New(base, base16384.NewCodec())
 		if err := afero.WriteFile(enc, "big", remotetest.RandomBytes(benchSize(), 1), 0o644); err != nil {
 			bench.err = err.Error()
@@ -69,12 +53,12 @@ func benchStore(b *testing.B) (*fsx.Fs, *remotetest.Counter, string) {
 	if bench.err != "" {
 		b.Fatal(bench.err)
 	}
-	base, counter := newFs(b, bench.endpoint, "bench")
+	base, counter := newFs(b, endpoint, "bench")
 	enc, err := fsx.New(base, base16384.NewCodec())
 	if err != nil {
 		b.Fatal(err)
 	}
-	return enc, counter, bench.endpoint
+	return enc, counter, endpoint
 }
 
 // BenchmarkSequentialRead reads the whole encoded file through fsx over

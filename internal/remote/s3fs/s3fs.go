@@ -483,8 +483,8 @@ func (f *Fs) removeKeys(op, name string, keys ...string) error {
 	return nil
 }
 
-// RemoveAll removes name and, for a directory, every object under it. It
-// never removes the root.
+// RemoveAll removes name and, for a directory, every object under it,
+// each before the marker of its directory. It never removes the root.
 func (f *Fs) RemoveAll(name string) error {
 	if err := checkName(name); err != nil {
 		return pathError("removeall", name, err)
@@ -502,6 +502,10 @@ func (f *Fs) RemoveAll(name string) error {
 		}
 		keys = append(keys, o.Key)
 	}
+	// The deepest keys first: a directory's marker after what it holds,
+	// since stores that keep a folder for each prefix (SeaweedFS) refuse
+	// to remove a folder that is not empty, and keep it.
+	sort.Sort(sort.Reverse(sort.StringSlice(keys)))
 	if err := f.removeKeys("removeall", name, keys...); err != nil {
 		return err
 	}

@@ -309,6 +309,37 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestRemoveAll removes directories holding directories: nothing of them
+// is left, not even on a store that keeps a folder for every prefix
+// (SeaweedFS).
+func TestRemoveAll(t *testing.T) {
+	for sname, start := range servers(t) {
+		t.Run(sname, func(t *testing.T) {
+			fsys, _ := newFs(t, start(t), "removeall")
+			if err := fsys.MkdirAll("d/e/f", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"d/x", "d/e/y", "d/e/f/z", "kept"} {
+				if err := afero.WriteFile(fsys, name, []byte(name), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := fsys.RemoveAll("d"); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"d", "d/e", "d/e/f", "d/x"} {
+				if _, err := fsys.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("after RemoveAll: Stat(%s): %v, want fs.ErrNotExist", name, err)
+				}
+			}
+			infos, err := afero.ReadDir(fsys, "/")
+			if err != nil || len(infos) != 1 || infos[0].Name() != "kept" {
+				t.Errorf("after RemoveAll: the root lists %d entries, %v; want only kept", len(infos), err)
+			}
+		})
+	}
+}
+
 var errIsDir = errors.New("is a directory")
 
 func open(fsys afero.Fs, name string, flag int) error {

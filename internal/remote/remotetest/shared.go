@@ -1,0 +1,90 @@
+package remotetest
+
+import (
+	"errors"
+	"os"
+	"sync"
+	"testing"
+)
+
+// shared is a server that all the tests of a process share: the first test
+// that asks for it starts it, StopShared stops it.
+type shared[T any] struct {
+	once sync.Once
+	dir  string
+	srv  *Server
+	val  T
+	err  error
+}
+
+var (
+	sharedWeed shared[string]
+	sharedSSHD shared[*SSH]
+
+	stopMu sync.Mutex
+	stops  []func() // of the shared servers started
+)
+
+// get starts the server with start the first time, in a directory of its
+// own, and returns what start returned; it skips the test when the
+// server's program is not there, every time it is asked for.
+func (s *shared[T]) get(t testing.TB, start func(dir string) (T, *Server, error)) T {
+	t.Helper()
+	s.once.Do(func() {
+		s.dir, s.err = os.MkdirTemp("", "b14fs-test-server-")
+		if s.err == nil {
+			s.val, s.srv, s.err = start(s.dir)
+		}
+		stopMu.Lock()
+		stops = append(stops, func() {
+			if s.srv != nil {
+				s.srv.Kill()
+			}
+			if s.dir != "" {
+				os.RemoveAll(s.dir)
+			}
+		})
+		stopMu.Unlock()
+	})
+	if errors.Is(s.err, ErrNotInstalled) {
+		t.Skip(s.err)
+	}
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s.val
+}
+
+// SharedWeed returns the S3 endpoint of a SeaweedFS server, as Weed
+// starts, that all the tests of the process share; StopShared stops it. It
+// skips the test when weed is not there.
+func SharedWeed(t testing.TB) string {
+	t.Helper()
+	return sharedWeed.get(t, StartWeed)
+}
+
+// SharedSSHD returns an sshd, as SSHD starts, that all the tests of the
+// process share; StopShared stops it. Tests keep to directories of their
+// own under its Root. It skips the test when sshd is not there or cannot
+// run.
+func SharedSSHD(t testing.TB) *SSH {
+	t.Helper()
+	return sharedSSHD.get(t, func(dir string) (*SSH, *Server, error) {
+		s, err := StartSSHD(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.Server, nil
+	})
+}
+
+// StopShared kills the shared servers that were started and removes their
+// files. TestMain calls it after the tests.
+func StopShared() {
+	stopMu.Lock()
+	defer stopMu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
+	stops = nil
+}
