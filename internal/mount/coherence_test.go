@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -462,5 +463,49 @@ func TestOwnerKept(t *testing.T) {
 	st := fi.Sys().(*syscall.Stat_t)
 	if st.Uid != 1234 || st.Gid != 5678 || fi.Mode().Perm() != 0o640 {
 		t.Errorf("after a write: owner %d:%d, mode %v; want 1234:5678, 0640", st.Uid, st.Gid, fi.Mode())
+	}
+}
+
+// TestStoreWhileOpening replaces a file through the mount while another
+// program opens it, between the open of the stored file and the making of
+// its handle: the program reads the version it opened whole, and does not
+// read on, at its end, into the one stored meanwhile.
+func TestStoreWhileOpening(t *testing.T) {
+	tm := mountNew(t)
+	short := bytes.Repeat([]byte("short version\n"), 22000) // more than one read
+	long := bytes.Repeat([]byte("the long version\n"), 40000)
+	if err := os.WriteFile(tm.at("f"), short, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hook atomic.Pointer[func()]
+	store := func() {
+		if err := os.WriteFile(tm.at("f"), long, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	hook.Store(&store)
+	opened := func() {
+		if f := hook.Swap(nil); f != nil {
+			(*f)()
+		}
+	}
+	testHookOpened.Store(&opened)
+	defer testHookOpened.Store(nil)
+	f, err := os.Open(tm.at("f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if _, err := io.CopyBuffer(&buf, struct{ io.Reader }{f}, make([]byte, 64<<10)); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.Bytes()
+	if hook.Load() != nil {
+		t.Fatal("the hook did not run")
+	}
+	if !bytes.Equal(got, short) && !bytes.Equal(got, long) {
+		t.Errorf("read %d bytes, starting %.20q, ending %.20q: neither version whole (%d or %d bytes)",
+			len(got), got, got[max(0, len(got)-20):], len(short), len(long))
 	}
 }

@@ -384,13 +384,21 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if trunc && acc == syscall.O_RDONLY {
 		fl = fl&^syscall.O_ACCMODE | syscall.O_RDWR
 	}
+	// The store count goes with the file opened: a store that ends before
+	// the handle counts it must not pass for one the handle has seen,
+	// which would let it read on into another version (see
+	// handle.refresh).
 	n.commit.RLock()
 	f, err := n.m.open(p, fl, 0)
+	gen := n.storeCount()
 	n.commit.RUnlock()
 	if err != nil {
 		return nil, 0, n.m.errno(err)
 	}
-	h := n.newHandle(f, fl, write)
+	if hook := testHookOpened.Load(); hook != nil {
+		(*hook)()
+	}
+	h := n.newHandle(f, fl, write, gen)
 	if trunc {
 		h.dirty.Store(true)
 		h.appendOnly = false
@@ -430,7 +438,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	child := n.m.ids.child(ctx, n, name, info)
 	c := child.Operations().(*node)
 	c.noteOwner(&out.Attr)
-	h := c.newHandle(f, fl, true)
+	h := c.newHandle(f, fl, true, c.storeCount())
 	h.dirty.Store(true) // so that close stores the codec's encoding of no data
 	h.appendOnly = false
 	return child, h, n.m.openFlags(), 0
@@ -616,8 +624,20 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return n.m.errno(statfs(n.m.opts.Dir, out))
 }
 
-// newHandle opens a handle on n for the file f, opened with flags.
-func (n *node) newHandle(f afero.File, flags int, write bool) *handle {
+// testHookOpened, when set, runs in Open between opening a file and
+// making its handle.
+var testHookOpened atomic.Pointer[func()]
+
+// storeCount returns how many writes the mount stored into n.
+func (n *node) storeCount() uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.gen
+}
+
+// newHandle opens a handle on n for the file f, opened with flags when n
+// had seen gen stores.
+func (n *node) newHandle(f afero.File, flags int, write bool, gen uint64) *handle {
 	h := &handle{n: n, f: f, writable: write, append: flags&syscall.O_APPEND != 0, appendOnly: true,
 		seq: handleSeq.Add(1), reopen: flags &^ (syscall.O_TRUNC | syscall.O_CREAT | syscall.O_EXCL)}
 	if info, err := f.Stat(); err == nil {
@@ -631,7 +651,7 @@ func (n *node) newHandle(f afero.File, flags int, write bool) *handle {
 		n.handles = make(map[*handle]struct{})
 	}
 	n.handles[h] = struct{}{}
-	h.gen, h.seen = n.gen, n.gen
+	h.gen, h.seen = gen, gen
 	n.mu.Unlock()
 	return h
 }
