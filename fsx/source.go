@@ -127,9 +127,10 @@ func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
 // near the start of a file reads little more than it needs, and a long
 // one keeps many requests in flight on a network filesystem (SFTP splits
 // a ReadAt into concurrent requests). Once a sequential read has reached
-// chunks of prefetchFrom bytes, the next chunk is read while the codec
-// decodes the current one, so that the base is never idle while fsx
-// decodes.
+// chunks of prefetchFrom bytes, the next chunk, when it is that long too,
+// is read while the codec decodes the current one, so that the base is
+// never idle while fsx decodes (a shorter one, the end of a file, costs
+// less to read than to hand to another goroutine).
 const (
 	readChunk    = 4 << 20
 	readAhead    = 32 << 10
@@ -139,7 +140,8 @@ const (
 // chunkReader reads a section of a stored file with one ReadAt of the base
 // per chunk: the first of first bytes, each next one twice as long, up to
 // readChunk. Once its chunks are prefetchFrom bytes long, it reads the next
-// chunk in the background while its reader works on the current one.
+// one, if that long too, in the background while its reader works on the
+// current one.
 type chunkReader struct {
 	r    *io.SectionReader
 	buf  []byte // grown to the chunks' size as they need
@@ -175,7 +177,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 		if n == 0 {
 			return 0, err
 		}
-		if left := c.left(); err == nil && c.next >= prefetchFrom && left > 0 {
+		if left := c.left(); err == nil && c.next >= prefetchFrom && left >= prefetchFrom {
 			c.prefetch(int(min(int64(c.next), left)))
 		}
 	}
