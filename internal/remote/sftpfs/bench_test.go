@@ -40,7 +40,7 @@ func BenchmarkSFTP(b *testing.B) {
 	if testing.Short() {
 		size = 8 << 20
 	}
-	if err := afero.WriteFile(enc, "big", randomBytes(size, 1), 0o644); err != nil {
+	if err := afero.WriteFile(enc, "big", remotetest.RandomBytes(size, 1), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	info, err := os.Stat(filepath.Join(s.Root, "big.b14"))
@@ -149,7 +149,7 @@ func BenchmarkSFTPSlowLink(b *testing.B) {
 	if testing.Short() {
 		size = 4 << 20
 	}
-	if err := afero.WriteFile(enc, "big", randomBytes(size, 1), 0o644); err != nil {
+	if err := afero.WriteFile(enc, "big", remotetest.RandomBytes(size, 1), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	info, err := os.Stat(filepath.Join(s.Root, "big.b14"))

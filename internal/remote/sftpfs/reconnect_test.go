@@ -90,7 +90,7 @@ func TestReconnect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			content := randomBytes(1<<20, 5)
+			content := remotetest.RandomBytes(1<<20, 5)
 			if err := afero.WriteFile(fsys, "plain", content, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestReconnect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := replacing.Write(randomBytes(1<<20, 6)); err != nil {
+			if _, err := replacing.Write(remotetest.RandomBytes(1<<20, 6)); err != nil {
 				t.Fatal(err)
 			}
 
@@ -301,7 +301,7 @@ func TestReconnectHungServer(t *testing.T) {
 	s := remotetest.SSHD(t)
 	const timeout = time.Second
 	fsys := dialTimeout(t, s, s.Addr, timeout)
-	content := randomBytes(100000, 7)
+	content := remotetest.RandomBytes(100000, 7)
 	if err := afero.WriteFile(fsys, "f", content, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -50,15 +50,6 @@ func writeTree(t *testing.T, fsys afero.Fs) []string {
 	return names
 }
 
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 3))
-	p := make([]byte, n)
-	for i := range p {
-		p[i] = byte(r.Uint32())
-	}
-	return p
-}
-
 // TestSFTP runs fstest.TestFS over a directory of a real sshd, as it is
 // and through fsx, and reads and edits encoded files there.
 func TestSFTP(t *testing.T) {
@@ -91,7 +82,7 @@ func TestSFTP(t *testing.T) {
 
 	// iotest.TestReader reads every byte with a ReadAt of its own, each a
 	// round trip: a small file.
-	small := randomBytes(3000, 2)
+	small := remotetest.RandomBytes(3000, 2)
 	if err := afero.WriteFile(enc, "small", small, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +94,7 @@ func TestSFTP(t *testing.T) {
 		t.Error(err)
 	}
 	f.Close()
-	want := randomBytes(300000, 1)
+	want := remotetest.RandomBytes(300000, 1)
 	if err := afero.WriteFile(enc, "big", want, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +221,7 @@ func TestServerKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(randomBytes(1<<20, 2))
+	f.Write(remotetest.RandomBytes(1<<20, 2))
 	// The server dies, and with it the connection (sshd's process for
 	// the connection may outlive its listener: close it as a dying
 	// network would).
