@@ -77,7 +77,7 @@ func chunkBounds(size int64, first int) []int64 {
 // are prefetchFrom bytes long (and the next is too), and never earlier;
 // and that it reads each stored byte once, and no byte past its section.
 func TestPrefetch(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
 	const size = 11<<20 + 12345
 	data := make([]byte, size+1000) // more than the section holds
 	for i := range data {
@@ -150,7 +150,7 @@ func TestPrefetchReaders(t *testing.T) {
 // TestPrefetchError checks that a base error met in the background shows
 // after all the bytes before it.
 func TestPrefetchError(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
 	const size = 9 << 20
 	data := bytes.Repeat([]byte("0123456"), size/7+1)[:size]
 	starts := chunkBounds(size, readAhead)
@@ -181,7 +181,7 @@ func TestPrefetchError(t *testing.T) {
 // read in the background, whose buffer it would otherwise hand to the next
 // reader while the base still writes into it.
 func TestPrefetchStop(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
 	const size = 6 << 20
 	data := make([]byte, size)
 	starts := chunkBounds(size, readAhead)
