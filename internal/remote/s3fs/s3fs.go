@@ -30,7 +30,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -329,7 +328,14 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		case !exists:
 			return nil, pathError("open", name, fs.ErrNotExist)
 		case info.IsDir():
-			return &dirFile{fs: f, name: name, prefix: f.dirPrefix(name), info: info}, nil
+			prefix := f.dirPrefix(name)
+			return listing.NewDir(name, info, func() ([]os.FileInfo, error) {
+				entries, err := f.list(prefix)
+				if err != nil {
+					return nil, pathError("readdir", name, err)
+				}
+				return entries, nil
+			}), nil
 		}
 		key, _ := f.key(name)
 		return &readFile{fs: f, name: name, key: key, info: info}, nil
@@ -571,32 +577,19 @@ func (i *fileInfo) Mode() fs.FileMode {
 	return 0o644
 }
 
-// dirFile is an open directory: a listing of the keys under its prefix.
-type dirFile struct {
-	fs     *Fs
-	name   string
-	prefix string
-	info   *fileInfo
-
-	mu     sync.Mutex
-	pages  listing.Pages
-	closed bool
-}
-
-func (d *dirFile) list() error {
-	if d.pages.Listed() {
-		return nil
-	}
+// list returns the entries of the directory whose keys start with prefix:
+// its objects, and the prefixes up to a slash below it as directories.
+func (f *Fs) list(prefix string) ([]os.FileInfo, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	seen := map[string]bool{}
 	entries := []os.FileInfo{}
 	var dirs []string
-	for o := range d.fs.client.ListObjects(ctx, d.fs.bucket, minio.ListObjectsOptions{Prefix: d.prefix}) {
+	for o := range f.client.ListObjects(ctx, f.bucket, minio.ListObjectsOptions{Prefix: prefix}) {
 		if o.Err != nil {
-			return o.Err
+			return nil, o.Err
 		}
-		rel := strings.TrimPrefix(o.Key, d.prefix)
+		rel := strings.TrimPrefix(o.Key, prefix)
 		if rel == "" { // the directory's own marker
 			continue
 		}
@@ -615,44 +608,5 @@ func (d *dirFile) list() error {
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	d.pages.Set(entries)
-	return nil
-}
-
-func (d *dirFile) Readdir(n int) ([]os.FileInfo, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil, pathError("readdir", d.name, fs.ErrClosed)
-	}
-	if err := d.list(); err != nil {
-		return nil, pathError("readdir", d.name, err)
-	}
-	return d.pages.Next(n)
-}
-
-func (d *dirFile) Readdirnames(n int) ([]string, error) { return listing.Names(d.Readdir(n)) }
-
-func (d *dirFile) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return pathError("close", d.name, fs.ErrClosed)
-	}
-	d.closed = true
-	return nil
-}
-
-func (d *dirFile) Name() string                       { return d.name }
-func (d *dirFile) Stat() (os.FileInfo, error)         { return d.info, nil }
-func (d *dirFile) Sync() error                        { return nil }
-func (d *dirFile) Read([]byte) (int, error)           { return 0, d.isDir("read") }
-func (d *dirFile) ReadAt([]byte, int64) (int, error)  { return 0, d.isDir("read") }
-func (d *dirFile) Seek(int64, int) (int64, error)     { return 0, d.isDir("seek") }
-func (d *dirFile) Write([]byte) (int, error)          { return 0, d.isDir("write") }
-func (d *dirFile) WriteAt([]byte, int64) (int, error) { return 0, d.isDir("write") }
-func (d *dirFile) WriteString(string) (int, error)    { return 0, d.isDir("write") }
-func (d *dirFile) Truncate(int64) error               { return d.isDir("truncate") }
-func (d *dirFile) isDir(op string) error {
-	return &fs.PathError{Op: op, Path: d.name, Err: syscall.EISDIR}
+	return entries, nil
 }

@@ -194,7 +194,17 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
 			return nil, pathError("open", name, syscall.EISDIR)
 		}
-		return &dirFile{fs: f, name: name, path: p, info: info}, nil
+		return listing.NewDir(name, info, func() ([]os.FileInfo, error) {
+			var entries []os.FileInfo
+			err := f.call(true, func(s *session) (err error) {
+				entries, err = s.client.ReadDir(p)
+				return err
+			})
+			if err != nil {
+				return nil, pathError("readdir", name, err)
+			}
+			return entries, nil
+		}), nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, pathError("open", name, err)
 	case err == nil && exclusive(flag):
@@ -323,53 +333,3 @@ func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
 		return s.client.Chtimes(f.remote(name), atime, mtime)
 	}))
 }
-
-// dirFile is an open directory on the server.
-type dirFile struct {
-	fs     *Fs
-	name   string
-	path   string
-	info   os.FileInfo
-	pages  listing.Pages
-	closed bool
-}
-
-func (d *dirFile) Readdir(n int) ([]os.FileInfo, error) {
-	if d.closed {
-		return nil, pathError("readdir", d.name, fs.ErrClosed)
-	}
-	if !d.pages.Listed() {
-		var entries []os.FileInfo
-		err := d.fs.call(true, func(s *session) (err error) {
-			entries, err = s.client.ReadDir(d.path)
-			return err
-		})
-		if err != nil {
-			return nil, pathError("readdir", d.name, err)
-		}
-		d.pages.Set(entries)
-	}
-	return d.pages.Next(n)
-}
-
-func (d *dirFile) Readdirnames(n int) ([]string, error) { return listing.Names(d.Readdir(n)) }
-
-func (d *dirFile) Close() error {
-	if d.closed {
-		return pathError("close", d.name, fs.ErrClosed)
-	}
-	d.closed = true
-	return nil
-}
-
-func (d *dirFile) Name() string                       { return d.name }
-func (d *dirFile) Stat() (os.FileInfo, error)         { return d.info, nil }
-func (d *dirFile) Sync() error                        { return nil }
-func (d *dirFile) Read([]byte) (int, error)           { return 0, d.isDir("read") }
-func (d *dirFile) ReadAt([]byte, int64) (int, error)  { return 0, d.isDir("read") }
-func (d *dirFile) Seek(int64, int) (int64, error)     { return 0, d.isDir("seek") }
-func (d *dirFile) Write([]byte) (int, error)          { return 0, d.isDir("write") }
-func (d *dirFile) WriteAt([]byte, int64) (int, error) { return 0, d.isDir("write") }
-func (d *dirFile) WriteString(string) (int, error)    { return 0, d.isDir("write") }
-func (d *dirFile) Truncate(int64) error               { return d.isDir("truncate") }
-func (d *dirFile) isDir(op string) error              { return pathError(op, d.name, syscall.EISDIR) }
