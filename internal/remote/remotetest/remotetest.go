@@ -22,6 +22,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/spf13/afero"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -611,4 +613,30 @@ func newKey(typ string) (crypto.Signer, error) {
 		return rsa.GenerateKey(crand.Reader, 2048)
 	}
 	return nil, fmt.Errorf("unknown key type %q", typ)
+}
+
+// Tree is the files the backends' fstest.TestFS runs write: path to
+// content, in directories several levels deep, one file empty.
+var Tree = map[string]string{
+	"a.txt":             "hello, world\n",
+	"empty":             "",
+	"dir/b.bin":         strings.Repeat("0123456789", 100),
+	"dir/sub/c":         "x",
+	"dir/sub/deeper/d7": "1234567",
+}
+
+// WriteTree writes Tree into fsys and returns its file names.
+func WriteTree(t testing.TB, fsys afero.Fs) []string {
+	t.Helper()
+	var names []string
+	for name, content := range Tree {
+		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := afero.WriteFile(fsys, name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
 }

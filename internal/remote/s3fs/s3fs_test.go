@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -72,36 +71,13 @@ func servers(t *testing.T) map[string]func(t testing.TB) string {
 	return m
 }
 
-var tree = map[string]string{
-	"a.txt":             "hello, world\n",
-	"empty":             "",
-	"dir/b.bin":         strings.Repeat("0123456789", 100),
-	"dir/sub/c":         "x",
-	"dir/sub/deeper/d7": "1234567",
-}
-
-func writeTree(t *testing.T, fsys afero.Fs) []string {
-	t.Helper()
-	var names []string
-	for name, content := range tree {
-		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := afero.WriteFile(fsys, name, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, name)
-	}
-	return names
-}
-
 // TestFS runs fstest.TestFS over the bucket as it is and through fsx.
 func TestFS(t *testing.T) {
 	for sname, start := range servers(t) {
 		t.Run(sname, func(t *testing.T) {
 			endpoint := start(t)
 			raw, _ := newFs(t, endpoint, "raw")
-			names := writeTree(t, raw)
+			names := remotetest.WriteTree(t, raw)
 			if err := fstest.TestFS(afero.NewIOFS(raw), names...); err != nil {
 				t.Error("raw:", err)
 			}
@@ -110,11 +86,11 @@ func TestFS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			names = writeTree(t, enc)
+			names = remotetest.WriteTree(t, enc)
 			if err := fstest.TestFS(afero.NewIOFS(enc), names...); err != nil {
 				t.Error("fsx:", err)
 			}
-			for name, content := range tree {
+			for name, content := range remotetest.Tree {
 				got, err := afero.ReadFile(enc, name)
 				if err != nil || string(got) != content {
 					t.Errorf("fsx: %s reads %q, %v; want %q", name, got, err, content)

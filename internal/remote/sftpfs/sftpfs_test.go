@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,29 +26,6 @@ import (
 // dial dials s, with a timeout of 5 s.
 func dial(t *testing.T, s *remotetest.SSH) *sftpfs.Fs { return dialAt(t, s, s.Addr) }
 
-var tree = map[string]string{
-	"a.txt":             "hello, world\n",
-	"empty":             "",
-	"dir/b.bin":         strings.Repeat("0123456789", 100),
-	"dir/sub/c":         "x",
-	"dir/sub/deeper/d7": "1234567",
-}
-
-func writeTree(t *testing.T, fsys afero.Fs) []string {
-	t.Helper()
-	var names []string
-	for name, content := range tree {
-		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := afero.WriteFile(fsys, name, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, name)
-	}
-	return names
-}
-
 // TestSFTP runs fstest.TestFS over a directory of a real sshd, as it is
 // and through fsx, and reads and edits encoded files there.
 func TestSFTP(t *testing.T) {
@@ -59,7 +35,7 @@ func TestSFTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := afero.NewBasePathFs(fsys, "raw")
-	names := writeTree(t, raw)
+	names := remotetest.WriteTree(t, raw)
 	if err := fstest.TestFS(afero.NewIOFS(raw), names...); err != nil {
 		t.Error("raw:", err)
 	}
@@ -71,7 +47,7 @@ func TestSFTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names = writeTree(t, enc)
+	names = remotetest.WriteTree(t, enc)
 	if err := fstest.TestFS(afero.NewIOFS(enc), names...); err != nil {
 		t.Error("fsx:", err)
 	}
