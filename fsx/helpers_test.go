@@ -87,12 +87,17 @@ func checkPathError(t *testing.T, what string, err, want error) {
 	}
 }
 
-// countingFs counts the bytes written to the files of its base and the
-// files it creates.
+// countingFs counts the bytes written to the files of its base, the files
+// it creates, and the reads of its files.
 type countingFs struct {
 	afero.Fs
 	written atomic.Int64
 	creates atomic.Int64
+	reads   atomic.Int64 // Read and ReadAt calls
+}
+
+func (c *countingFs) Open(name string) (afero.File, error) {
+	return c.OpenFile(name, os.O_RDONLY, 0)
 }
 
 func (c *countingFs) Create(name string) (afero.File, error) {
@@ -107,12 +112,22 @@ func (c *countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.Fi
 	if err != nil {
 		return nil, err
 	}
-	return &countingFile{File: f, written: &c.written}, nil
+	return &countingFile{File: f, written: &c.written, reads: &c.reads}, nil
 }
 
 type countingFile struct {
 	afero.File
-	written *atomic.Int64
+	written, reads *atomic.Int64
+}
+
+func (c *countingFile) Read(p []byte) (int, error) {
+	c.reads.Add(1)
+	return c.File.Read(p)
+}
+
+func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	c.reads.Add(1)
+	return c.File.ReadAt(p, off)
 }
 
 func (c *countingFile) Write(p []byte) (int, error) {

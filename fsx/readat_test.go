@@ -3,48 +3,13 @@ package fsx_test
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
-
-// readCountingFs counts the reads of its base's files.
-type readCountingFs struct {
-	afero.Fs
-	reads atomic.Int64
-}
-
-func (c *readCountingFs) Open(name string) (afero.File, error) {
-	return c.OpenFile(name, os.O_RDONLY, 0)
-}
-
-func (c *readCountingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	f, err := c.Fs.OpenFile(name, flag, perm)
-	if err != nil {
-		return nil, err
-	}
-	return &readCountingFile{File: f, reads: &c.reads}, nil
-}
-
-type readCountingFile struct {
-	afero.File
-	reads *atomic.Int64
-}
-
-func (c *readCountingFile) Read(p []byte) (int, error) {
-	c.reads.Add(1)
-	return c.File.Read(p)
-}
-
-func (c *readCountingFile) ReadAt(p []byte, off int64) (int, error) {
-	c.reads.Add(1)
-	return c.File.ReadAt(p, off)
-}
 
 // TestSequentialReadAt checks that ReadAt calls that each start where the
 // previous one ended, as the mount's reads of a file copied do, cost a few
@@ -53,7 +18,7 @@ func (c *readCountingFile) ReadAt(p []byte, off int64) (int, error) {
 func TestSequentialReadAt(t *testing.T) {
 	const size, piece = 16 << 20, 128 << 10
 	content := randomBytes(size, 5)
-	base := &readCountingFs{Fs: afero.NewMemMapFs()}
+	base := &countingFs{Fs: afero.NewMemMapFs()}
 	fsys := newFs(t, base, base16384.NewCodec())
 	mustWrite(t, fsys, "f", content)
 
