@@ -178,7 +178,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		if left := c.left(); err == nil && c.next >= prefetchFrom && left >= prefetchFrom {
-			c.prefetch(int(min(int64(c.next), left)))
+			c.prefetch(int(min(int64(c.next), left)), int(min(readChunk, left)))
 		}
 	}
 	n := copy(p, c.data)
@@ -199,9 +199,13 @@ func (c *chunkReader) left() int64 {
 	return c.r.Size() - off
 }
 
-// prefetch starts reading the next size bytes into c.spare.
-func (c *chunkReader) prefetch(size int) {
-	c.spare = grow(c.spare, size)
+// prefetch starts reading the next size bytes into c.spare, which it makes
+// room bytes long when it is too short: as long as the chunks to come, so
+// that the two buffers are allocated once each.
+func (c *chunkReader) prefetch(size, room int) {
+	if len(c.spare) < size {
+		c.spare = make([]byte, room)
+	}
 	c.next = min(2*c.next, readChunk)
 	if c.fetched == nil {
 		c.fetched = make(chan fetched, 1)
