@@ -29,10 +29,10 @@ type file struct {
 
 	mu     sync.Mutex // guards the fields below
 	off    int64
-	info   os.FileInfo     // the stored file's, as of the last load
-	base   afero.File      // the stored file, open for reading
-	baseAt *lockedReaderAt // base, for the sources over it (Refresh makes more)
-	edit   edit            // nil while the content is src's
+	info   os.FileInfo   // the stored file's, as of the last load
+	base   afero.File    // the stored file, open for reading
+	baseAt *baseReaderAt // base, for the sources over it (Refresh makes more)
+	edit   edit          // nil while the content is src's
 }
 
 // An edit is a change to a file's content not yet stored.
@@ -62,7 +62,7 @@ func (f *file) load() error {
 	case err == nil && info.IsDir(): // a directory named like a stored file
 		err = errIsDir
 	case err == nil:
-		at := &lockedReaderAt{r: bf}
+		at := newBaseReaderAt(bf)
 		var src *source
 		if src, err = newSource(f.fsys.decoders, at, info.Size()); err == nil {
 			f.src.Store(src)

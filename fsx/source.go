@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/spf13/afero"
 )
 
 // A source is the decoded content of a stored file, read at any offset.
@@ -19,7 +20,7 @@ import (
 // previous one stopped reuses its decoder.
 type source struct {
 	dec    *decoders
-	at     *lockedReaderAt
+	at     *baseReaderAt
 	stored int64        // the stored size
 	layout *core.Layout // nil unless codec is a core.BlockCodec
 	blocks bool         // whether decoding may start at any block
@@ -33,28 +34,68 @@ type source struct {
 	pos    int64
 }
 
-// lockedReaderAt serializes the ReadAt calls on a base file: not every
-// afero.File's ReadAt is safe for concurrent use (mem.File's moves a shared
-// offset).
-type lockedReaderAt struct {
-	mu sync.Mutex
-	r  io.ReaderAt
+// ConcurrentReaderAt is implemented by base files (the afero.File a base
+// filesystem's Open returns) whose ReadAt is safe for concurrent use, as
+// io.ReaderAt asks but not every afero.File gives: mem.File's ReadAt moves
+// an offset the file's Read shares. fsx calls the ReadAt of other base files
+// one at a time. Over a file that reports true, it does not: concurrent
+// ReadAt calls on an fsx file read its base at once, and a sequential read
+// keeps two chunks in flight instead of one, which hides a network's round
+// trips between them.
+type ConcurrentReaderAt interface {
+	io.ReaderAt
+	// ConcurrentReadAt reports whether ReadAt calls may run at once.
+	ConcurrentReadAt() bool
 }
 
-func (l *lockedReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.r.ReadAt(p, off)
+// baseReaderAt is a base file's ReadAt, serialized unless the file is a
+// ConcurrentReaderAt.
+type baseReaderAt struct {
+	mu         sync.Mutex // held by each ReadAt unless concurrent
+	r          io.ReaderAt
+	concurrent bool
+}
+
+// newBaseReaderAt returns r's ReadAt, which the sources over one base file
+// share. An afero.BasePathFile is asked what the file it wraps can do.
+func newBaseReaderAt(r io.ReaderAt) *baseReaderAt {
+	inner := r
+	for {
+		bp, ok := inner.(*afero.BasePathFile)
+		if !ok {
+			break
+		}
+		inner = bp.File
+	}
+	c, ok := inner.(ConcurrentReaderAt)
+	return &baseReaderAt{r: r, concurrent: ok && c.ConcurrentReadAt()}
+}
+
+func (b *baseReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if !b.concurrent {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+	}
+	return b.r.ReadAt(p, off)
+}
+
+// readsAhead returns how many chunks a sequential read over b keeps in
+// flight while its codec decodes.
+func (b *baseReaderAt) readsAhead() int {
+	if b.concurrent {
+		return 2
+	}
+	return 1
 }
 
 // newSource returns the decoded content by c of the stored stream read from
 // r, which holds size bytes. An empty stored file is an empty file, whatever
 // the codec. Sources of one base file share its lock when r is a
-// *lockedReaderAt.
+// *baseReaderAt.
 func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
-	at, ok := r.(*lockedReaderAt)
+	at, ok := r.(*baseReaderAt)
 	if !ok {
-		at = &lockedReaderAt{r: r}
+		at = newBaseReaderAt(r)
 	}
 	s := &source{dec: c, at: at, stored: size, size: -1}
 	if size == 0 {
@@ -116,7 +157,7 @@ func (s *source) Size() (int64, error) {
 // decoder returns a decoder of the stored bytes in [enc, end), which reads
 // them from the base first bytes at a time at first (see chunkReader).
 func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
-	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc, first)
+	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc, first, s.at.readsAhead())
 }
 
 // readChunk is the most stored bytes a decoder asks the base file for at a
@@ -127,9 +168,9 @@ func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
 // near the start of a file reads little more than it needs, and a long
 // one keeps many requests in flight on a network filesystem (SFTP splits
 // a ReadAt into concurrent requests). Once a sequential read has reached
-// chunks of prefetchFrom bytes, the next chunk, when it is that long too,
-// is read while the codec decodes the current one, so that the base is
-// never idle while fsx decodes (a shorter one, the end of a file, costs
+// chunks of prefetchFrom bytes, the next chunks, when they are that long
+// too, are read while the codec decodes the current one, so that the base
+// is never idle while fsx decodes (a shorter one, the end of a file, costs
 // less to read than to hand to another goroutine).
 const (
 	readChunk    = 4 << 20
@@ -140,45 +181,38 @@ const (
 // chunkReader reads a section of a stored file with one ReadAt of the base
 // per chunk: the first of first bytes, each next one twice as long, up to
 // readChunk. Once its chunks are prefetchFrom bytes long, it reads the next
-// one, if that long too, in the background while its reader works on the
-// current one.
+// ones, if that long too, in the background while its reader works on the
+// current one: up to ahead chunks at once.
 type chunkReader struct {
-	r    *io.SectionReader
-	buf  []byte // grown to the chunks' size as they need
-	data []byte // the unread part of buf
-	next int
+	r     *io.SectionReader
+	ahead int
+	off   int64  // where in r the next chunk to ask for starts
+	buf   []byte // the chunk being read
+	data  []byte // the unread part of buf
+	next  int    // the length of the next chunk to ask for
 
-	spare    []byte       // the buffer the read in the background fills
-	fetched  chan fetched // its outcome, made once
-	fetching bool         // whether a read in the background is running
+	pending []*fetch // the chunks being read in the background, in order
+	free    []*fetch // fetches done with, whose buffers are reused
 }
 
-// fetched is the outcome of a chunk read in the background.
-type fetched struct {
-	n   int
-	err error
+// A fetch is a chunk read in the background.
+type fetch struct {
+	buf  []byte
+	off  int64 // where in the section it starts
+	n    int
+	err  error
+	done chan struct{} // closed when buf[:n] and err are set; made anew each time
 }
 
 func (c *chunkReader) Read(p []byte) (int, error) {
 	if len(c.data) == 0 {
-		var n int
-		var err error
-		if c.fetching {
-			f := <-c.fetched
-			c.fetching = false
-			c.buf, c.spare = c.spare, c.buf
-			n, err = f.n, f.err
-		} else {
-			c.buf = grow(c.buf, c.next)
-			n, err = c.r.Read(c.buf[:c.next])
-			c.next = min(2*c.next, readChunk)
-		}
+		n, err := c.nextChunk()
 		c.data = c.buf[:n]
 		if n == 0 {
 			return 0, err
 		}
-		if left := c.left(); err == nil && c.next >= prefetchFrom && left >= prefetchFrom {
-			c.prefetch(int(min(int64(c.next), left)), int(min(readChunk, left)))
+		if err == nil {
+			c.prefetch()
 		}
 	}
 	n := copy(p, c.data)
@@ -186,44 +220,86 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// reset makes c read r, first bytes at first.
-func (c *chunkReader) reset(r *io.SectionReader, first int) {
-	c.r, c.data = r, nil
+// nextChunk makes c.buf hold the next chunk, the first of those read in the
+// background if any, and returns its length. A failed read in the
+// background drops those after it and makes the next chunk start where it
+// failed.
+func (c *chunkReader) nextChunk() (int, error) {
+	if len(c.pending) == 0 {
+		c.buf = grow(c.buf, c.next)
+		n, err := c.r.ReadAt(c.buf[:min(int64(c.next), c.left())], c.off)
+		c.off += int64(n)
+		c.next = min(2*c.next, readChunk)
+		if err == io.EOF && n > 0 {
+			err = nil // the end of the section: the next read says so
+		}
+		return n, err
+	}
+	f := c.pending[0]
+	c.pending = c.pending[:copy(c.pending, c.pending[1:])]
+	<-f.done
+	c.buf, f.buf = f.buf, c.buf
+	c.free = append(c.free, f)
+	if f.err == io.EOF && f.off+int64(f.n) == c.r.Size() {
+		f.err = nil
+	}
+	if f.err != nil {
+		c.wait()
+		c.off = f.off + int64(f.n)
+	}
+	return f.n, f.err
+}
+
+// left returns how many bytes of r are still to be asked for.
+func (c *chunkReader) left() int64 { return c.r.Size() - c.off }
+
+// prefetch starts reading the next chunks in the background while they
+// are prefetchFrom bytes or more, up to c.ahead at once. A buffer too short
+// for its chunk is made as long as the chunks to come, so that each is
+// allocated once.
+func (c *chunkReader) prefetch() {
+	for len(c.pending) < c.ahead && c.next >= prefetchFrom && c.left() >= prefetchFrom {
+		size := int(min(int64(c.next), c.left()))
+		var f *fetch
+		if k := len(c.free); k > 0 {
+			f, c.free = c.free[k-1], c.free[:k-1]
+		} else {
+			f = new(fetch)
+		}
+		if len(f.buf) < size {
+			f.buf = make([]byte, min(readChunk, c.left()))
+		}
+		f.off, f.done = c.off, make(chan struct{})
+		c.off += int64(size)
+		c.next = min(2*c.next, readChunk)
+		c.pending = append(c.pending, f)
+		go func(r io.ReaderAt, f *fetch, p []byte) {
+			f.n, f.err = r.ReadAt(p, f.off)
+			close(f.done)
+		}(c.r, f, f.buf[:size])
+	}
+}
+
+// wait waits for the chunks being read in the background and drops them.
+func (c *chunkReader) wait() {
+	for _, f := range c.pending {
+		<-f.done
+		c.free = append(c.free, f)
+	}
+	c.pending = c.pending[:0]
+}
+
+// reset makes c read r, first bytes at first, with up to ahead chunks read
+// in the background.
+func (c *chunkReader) reset(r *io.SectionReader, first, ahead int) {
+	c.r, c.ahead, c.off, c.data = r, ahead, 0, nil
 	c.next = int(max(min(int64(first), readChunk, r.Size()), 1))
 }
 
-// left returns how many bytes of r are still to be read from the base.
-// No read may be running in the background.
-func (c *chunkReader) left() int64 {
-	off, _ := c.r.Seek(0, io.SeekCurrent)
-	return c.r.Size() - off
-}
-
-// prefetch starts reading the next size bytes into c.spare, which it makes
-// room bytes long when it is too short: as long as the chunks to come, so
-// that the two buffers are allocated once each.
-func (c *chunkReader) prefetch(size, room int) {
-	if len(c.spare) < size {
-		c.spare = make([]byte, room)
-	}
-	c.next = min(2*c.next, readChunk)
-	if c.fetched == nil {
-		c.fetched = make(chan fetched, 1)
-	}
-	c.fetching = true
-	go func(r io.Reader, p []byte, done chan<- fetched) {
-		n, err := r.Read(p)
-		done <- fetched{n, err}
-	}(c.r, c.spare[:size], c.fetched)
-}
-
-// stop waits for the chunk being read in the background, if any, and drops
-// what c holds, so that it may be reused.
+// stop waits for the chunks being read in the background, if any, and
+// drops what c holds, so that it may be reused.
 func (c *chunkReader) stop() {
-	if c.fetching {
-		<-c.fetched
-		c.fetching = false
-	}
+	c.wait()
 	c.r, c.data = nil, nil
 }
 
@@ -244,13 +320,14 @@ type decoders struct {
 }
 
 // get returns a decoder of the section r, which starts at offset base of a
-// stored file, reading first bytes of it from the base at first.
-func (d *decoders) get(r *io.SectionReader, base int64, first int) *shiftedErrors {
+// stored file, reading first bytes of it from the base at first and up to
+// ahead chunks in the background (see chunkReader).
+func (d *decoders) get(r *io.SectionReader, base int64, first, ahead int) *shiftedErrors {
 	c, ok := d.readers.Get().(*chunkReader)
 	if !ok {
 		c = &chunkReader{}
 	}
-	c.reset(r, first)
+	c.reset(r, first, ahead)
 	if s, ok := d.pool.Get().(*shiftedErrors); ok {
 		s.r.(core.ReaderResetter).Reset(c)
 		s.src, s.base = c, base

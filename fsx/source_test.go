@@ -2,9 +2,12 @@ package fsx
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"testing/iotest"
@@ -18,7 +21,7 @@ import (
 type gatedReaderAt struct {
 	data    []byte
 	gate    int64
-	fail    error // returned by reads at or past the gate, when set
+	fail    error // returned once, by the read that starts at the gate, when set
 	reached chan int64
 	release chan struct{}
 
@@ -37,8 +40,16 @@ func (g *gatedReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	if off+int64(len(p)) > g.gate {
 		g.reached <- off
 		<-g.release
-		if g.fail != nil {
-			return 0, g.fail
+		g.mu.Lock()
+		fail := g.fail
+		if off != g.gate {
+			fail = nil
+		} else {
+			g.fail = nil
+		}
+		g.mu.Unlock()
+		if fail != nil {
+			return 0, fail
 		}
 	}
 	if off >= int64(len(g.data)) {
@@ -84,50 +95,69 @@ func TestPrefetch(t *testing.T) {
 		data[i] = byte(rand.Uint32())
 	}
 	starts := chunkBounds(size, readAhead)
-	for i, gate := range starts[1:] {
-		prev := starts[i]
-		t.Run("", func(t *testing.T) {
-			g := newGated(data, gate)
-			var c chunkReader
-			c.reset(io.NewSectionReader(g, 0, size), readAhead)
-			defer c.stop()
-			// Read all bytes before the chunk that starts at the gate, but the
-			// last one.
-			got := make([]byte, gate-1)
-			if _, err := io.ReadFull(&c, got); err != nil {
-				t.Fatal(err)
-			}
-			// The chunk at the gate is twice as long as the one before.
-			wantAhead := min(2*(gate-prev), readChunk, size-gate) >= prefetchFrom
-			select {
-			case <-g.reached:
-				if !wantAhead {
-					t.Fatalf("the chunk at %d was asked for before the one at %d was read: chunks shorter than %d are read when needed", gate, prev, prefetchFrom)
-				}
-			case <-time.After(map[bool]time.Duration{true: 10 * time.Second, false: 50 * time.Millisecond}[wantAhead]):
-				if wantAhead {
-					t.Fatalf("the chunk at %d was not asked for while the reader read the one at %d", gate, prev)
-				}
-			}
-			close(g.release)
-			rest, err := io.ReadAll(&c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(append(got, rest...), data[:size]) {
-				t.Fatal("content differs")
-			}
-			var total int64
-			for _, call := range g.calls {
-				if call[0] != total {
-					t.Errorf("read at %d, want %d: %v", call[0], total, g.calls)
-				}
-				total += call[1]
-			}
-			if total != size {
-				t.Errorf("read %d bytes from the base, want %d", total, size)
-			}
-		})
+	for _, ahead := range []int{1, 2} {
+		for i, gate := range starts[1:] {
+			prev := starts[i]
+			t.Run(fmt.Sprintf("ahead=%d/gate=%d", ahead, gate), func(t *testing.T) {
+				testPrefetchAt(t, data, size, ahead, prev, gate)
+			})
+		}
+	}
+}
+
+// testPrefetchAt reads size bytes of data through a chunkReader reading
+// ahead chunks ahead, checking that the chunk at gate, which follows the one
+// at prev, is asked for before the reader needs it if it is prefetchFrom
+// bytes long, and only when needed otherwise.
+func testPrefetchAt(t *testing.T, data []byte, size int64, ahead int, prev, gate int64) {
+	g := newGated(data, gate)
+	var c chunkReader
+	c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
+	defer c.stop()
+	// Read all bytes before the chunk that starts at the gate, but the
+	// last one.
+	got := make([]byte, gate-1)
+	if _, err := io.ReadFull(&c, got); err != nil {
+		t.Fatal(err)
+	}
+	// The chunk at the gate is twice as long as the one before.
+	wantAhead := min(2*(gate-prev), readChunk, size-gate) >= prefetchFrom
+	select {
+	case <-g.reached:
+		if !wantAhead {
+			t.Fatalf("the chunk at %d was asked for before the one at %d was read: chunks shorter than %d are read when needed", gate, prev, prefetchFrom)
+		}
+	case <-time.After(map[bool]time.Duration{true: 10 * time.Second, false: 50 * time.Millisecond}[wantAhead]):
+		if wantAhead {
+			t.Fatalf("the chunk at %d was not asked for while the reader read the one at %d", gate, prev)
+		}
+	}
+	close(g.release)
+	rest, err := io.ReadAll(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(append(got, rest...), data[:size]) {
+		t.Fatal("content differs")
+	}
+	g.checkCovered(t, size)
+}
+
+// checkCovered checks that the ReadAt calls g served read each of the first
+// size bytes once, and none past them.
+func (g *gatedReaderAt) checkCovered(t *testing.T, size int64) {
+	t.Helper()
+	calls := slices.Clone(g.calls) // reads in the background start in any order
+	slices.SortFunc(calls, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var total int64
+	for _, call := range calls {
+		if call[0] != total {
+			t.Errorf("read at %d, want %d: %v", call[0], total, calls)
+		}
+		total += call[1]
+	}
+	if total != size {
+		t.Errorf("read %d bytes from the base, want %d", total, size)
 	}
 }
 
@@ -137,72 +167,118 @@ func TestPrefetchReaders(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
-	for _, first := range []int{readAhead, readChunk} {
+	for _, ahead := range []int{1, 2} {
+		for _, first := range []int{readAhead, readChunk} {
+			var c chunkReader
+			c.reset(io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data))), first, ahead)
+			if err := iotest.TestReader(&c, data); err != nil {
+				t.Errorf("ahead %d, first %d: %v", ahead, first, err)
+			}
+			c.stop()
+		}
+	}
+}
+
+// TestPrefetchInFlight checks that a sequential read keeps as many chunks
+// in flight as it reads ahead, and no more.
+func TestPrefetchInFlight(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
+	const size = 21 << 20
+	data := make([]byte, size)
+	starts := chunkBounds(size, readAhead)
+	gate := starts[len(starts)-4]
+	for _, ahead := range []int{1, 2} {
+		g := newGated(data, gate)
 		var c chunkReader
-		c.reset(io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data))), first)
-		if err := iotest.TestReader(&c, data); err != nil {
-			t.Error(err)
+		c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
+		if _, err := io.ReadFull(&c, make([]byte, gate-1)); err != nil {
+			t.Fatal(err)
+		}
+		for range ahead {
+			g.waitReached(t)
+		}
+		select {
+		case off := <-g.reached:
+			t.Errorf("ahead %d: the chunk at %d was asked for too while %d were in flight", ahead, off, ahead)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(g.release)
+		if _, err := io.Copy(io.Discard, &c); err != nil {
+			t.Fatal(err)
+		}
+		c.stop()
+		g.checkCovered(t, size)
+	}
+}
+
+// TestPrefetchError checks that a base error met in the background shows
+// after all the bytes before it, that chunks read ahead past it are
+// dropped, and that the next read asks the base again from where it failed.
+func TestPrefetchError(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
+	const size = 13 << 20
+	data := bytes.Repeat([]byte("0123456"), size/7+1)[:size]
+	starts := chunkBounds(size, readAhead)
+	gate := starts[len(starts)-2] // a chunk ahead of the reader, with another after it
+	for _, ahead := range []int{1, 2} {
+		g := newGated(data, gate)
+		g.fail = errors.New("connection reset")
+		fail := g.fail
+		var c chunkReader
+		c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
+		got := make([]byte, gate)
+		if _, err := io.ReadFull(&c, got[:gate-1]); err != nil {
+			t.Fatal(err)
+		}
+		for range ahead {
+			g.waitReached(t)
+		}
+		close(g.release)
+		if _, err := io.ReadFull(&c, got[gate-1:]); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data[:gate]) {
+			t.Fatal("content before the error differs")
+		}
+		if n, err := c.Read(make([]byte, 10)); n != 0 || err != fail {
+			t.Fatalf("ahead %d: Read at the failing chunk = %d, %v; want 0, %v", ahead, n, err, fail)
+		}
+		rest, err := io.ReadAll(&c)
+		if err != nil || !bytes.Equal(rest, data[gate:]) {
+			t.Fatalf("ahead %d: after the error, read %d bytes (%v), want the %d from the failed chunk on", ahead, len(rest), err, size-gate)
 		}
 		c.stop()
 	}
 }
 
-// TestPrefetchError checks that a base error met in the background shows
-// after all the bytes before it.
-func TestPrefetchError(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
-	const size = 9 << 20
-	data := bytes.Repeat([]byte("0123456"), size/7+1)[:size]
-	starts := chunkBounds(size, readAhead)
-	gate := starts[len(starts)-1]
-	g := newGated(data, gate)
-	g.fail = errors.New("connection reset")
-	var c chunkReader
-	c.reset(io.NewSectionReader(g, 0, size), readAhead)
-	got := make([]byte, gate)
-	if _, err := io.ReadFull(&c, got[:gate-1]); err != nil {
-		t.Fatal(err)
-	}
-	g.waitReached(t)
-	close(g.release)
-	if _, err := io.ReadFull(&c, got[gate-1:]); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, data[:gate]) {
-		t.Fatal("content before the error differs")
-	}
-	if n, err := c.Read(make([]byte, 10)); n != 0 || err != g.fail {
-		t.Fatalf("Read at the failing chunk = %d, %v; want 0, %v", n, err, g.fail)
-	}
-	c.stop()
-}
-
-// TestPrefetchStop checks that stopping a reader waits for the chunk being
-// read in the background, whose buffer it would otherwise hand to the next
-// reader while the base still writes into it.
+// TestPrefetchStop checks that stopping a reader waits for the chunks being
+// read in the background, whose buffers it would otherwise hand to the
+// next reader while the base still writes into them.
 func TestPrefetchStop(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
 	const size = 6 << 20
 	data := make([]byte, size)
 	starts := chunkBounds(size, readAhead)
 	gate := starts[len(starts)-1]
-	g := newGated(data, gate)
-	var c chunkReader
-	c.reset(io.NewSectionReader(g, 0, size), readAhead)
-	if _, err := io.ReadFull(&c, make([]byte, gate-1)); err != nil {
-		t.Fatal(err)
+	for _, ahead := range []int{1, 2} {
+		g := newGated(data, gate)
+		var c chunkReader
+		c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
+		if _, err := io.ReadFull(&c, make([]byte, gate-1)); err != nil {
+			t.Fatal(err)
+		}
+		g.waitReached(t)
+		stopped := make(chan struct{})
+		go func() {
+			c.stop()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+			t.Fatalf("ahead %d: stop returned while the base was still reading into the reader's buffer", ahead)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(g.release)
+		<-stopped
 	}
-	g.waitReached(t)
-	stopped := make(chan struct{})
-	go func() {
-		c.stop()
-		close(stopped)
-	}()
-	select {
-	case <-stopped:
-		t.Fatal("stop returned while the base was still reading into the reader's buffer")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(g.release)
-	<-stopped
 }

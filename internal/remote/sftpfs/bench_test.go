@@ -1,6 +1,7 @@
 package sftpfs_test
 
 import (
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -132,11 +133,11 @@ func BenchmarkSFTP(b *testing.B) {
 	})
 }
 
-// BenchmarkSFTPSlowLink reads a 32 MiB file (4 MiB with -short) stored
-// encoded on a real sshd through a link of 5 ms each way (remotetest's
-// proxy): through fsx with Read, through fsx with ReadAt calls of 128 KiB
-// one after the other (as the mount reads), and the stored file with the
-// bare client; all count the stored bytes.
+// BenchmarkSFTPSlowLink reads files of 32 and 256 MiB (4 MiB with -short)
+// stored encoded on a real sshd through a link of 5 ms each way
+// (remotetest's proxy): through fsx with Read, through fsx with ReadAt calls
+// of 128 KiB one after the other (as the mount reads), and the stored file
+// with the bare client; all count the stored bytes.
 func BenchmarkSFTPSlowLink(b *testing.B) {
 	s := remotetest.SSHD(b)
 	proxy := remotetest.NewProxy(b, s.Addr)
@@ -145,47 +146,53 @@ func BenchmarkSFTPSlowLink(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	size := 32 << 20
+	sizes := []int{32 << 20, 256 << 20}
 	if testing.Short() {
-		size = 4 << 20
+		sizes = []int{4 << 20}
 	}
-	if err := afero.WriteFile(enc, "big", remotetest.RandomBytes(size, 1), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	info, err := os.Stat(filepath.Join(s.Root, "big.b14"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	proxy.SetDelay(5 * time.Millisecond)
-	run := func(b *testing.B, fsys afero.Fs, name string, read func(f afero.File) error) {
-		b.SetBytes(info.Size())
-		b.ReportAllocs()
-		for b.Loop() {
-			f, err := fsys.Open(name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := read(f); err != nil {
-				b.Fatal(err)
-			}
-			f.Close()
+	for _, size := range sizes {
+		name := fmt.Sprintf("size=%dMiB", size>>20)
+		if err := afero.WriteFile(enc, name, remotetest.RandomBytes(size, 1), 0o644); err != nil {
+			b.Fatal(err)
 		}
 	}
-	whole := func(f afero.File) error {
-		_, err := io.Copy(io.Discard, f)
-		return err
-	}
-	b.Run("fsx-Read", func(b *testing.B) { run(b, enc, "big", whole) })
-	b.Run("fsx-ReadAt-128KiB", func(b *testing.B) {
-		p := make([]byte, 128<<10)
-		run(b, enc, "big", func(f afero.File) error {
-			for off := int64(0); off < int64(size); off += int64(len(p)) {
-				if _, err := f.ReadAt(p, off); err != nil && err != io.EOF {
-					return err
+	proxy.SetDelay(5 * time.Millisecond)
+	for _, size := range sizes {
+		name := fmt.Sprintf("size=%dMiB", size>>20)
+		info, err := os.Stat(filepath.Join(s.Root, name+".b14"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		run := func(b *testing.B, fsys afero.Fs, name string, read func(f afero.File) error) {
+			b.SetBytes(info.Size())
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := fsys.Open(name)
+				if err != nil {
+					b.Fatal(err)
 				}
+				if err := read(f); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
 			}
-			return nil
+		}
+		whole := func(f afero.File) error {
+			_, err := io.Copy(io.Discard, f)
+			return err
+		}
+		b.Run(name+"/fsx-Read", func(b *testing.B) { run(b, enc, name, whole) })
+		b.Run(name+"/fsx-ReadAt-128KiB", func(b *testing.B) {
+			p := make([]byte, 128<<10)
+			run(b, enc, name, func(f afero.File) error {
+				for off := int64(0); off < int64(size); off += int64(len(p)) {
+					if _, err := f.ReadAt(p, off); err != nil && err != io.EOF {
+						return err
+					}
+				}
+				return nil
+			})
 		})
-	})
-	b.Run("raw-client", func(b *testing.B) { run(b, fsys, "big.b14", whole) })
+		b.Run(name+"/raw-client", func(b *testing.B) { run(b, fsys, name+".b14", whole) })
+	}
 }

@@ -112,6 +112,11 @@ func (f *file) ReadAt(p []byte, off int64) (n int, err error) {
 	return n, err
 }
 
+// ConcurrentReadAt reports that ReadAt is safe for concurrent use (pkg/sftp
+// sends each call's requests on their own), so that fsx reads ahead more
+// than one chunk at a time (fsx.ConcurrentReaderAt).
+func (f *file) ConcurrentReadAt() bool { return true }
+
 // WriteTo copies the file from its offset to w, with reads of the file in
 // parallel (io.Copy calls it).
 func (f *file) WriteTo(w io.Writer) (n int64, err error) {

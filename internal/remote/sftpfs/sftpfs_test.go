@@ -39,6 +39,15 @@ func TestSFTP(t *testing.T) {
 	if err := fstest.TestFS(afero.NewIOFS(raw), names...); err != nil {
 		t.Error("raw:", err)
 	}
+	// pkg/sftp's ReadAt is safe for concurrent use: fsx is told so.
+	if f, err := fsys.Open("raw/" + names[0]); err != nil {
+		t.Error(err)
+	} else {
+		if c, ok := f.(fsx.ConcurrentReaderAt); !ok || !c.ConcurrentReadAt() {
+			t.Errorf("an open file (%T) does not report concurrent ReadAt", f)
+		}
+		f.Close()
+	}
 
 	if err := fsys.Mkdir("enc", 0o755); err != nil {
 		t.Fatal(err)

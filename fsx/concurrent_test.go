@@ -1,0 +1,182 @@
+package fsx_test
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/spf13/afero"
+)
+
+// concurrentFs is a base whose files report concurrent (fsx.ConcurrentReaderAt)
+// and count the most ReadAt calls that ran at once. While meet is set,
+// each ReadAt waits, up to patience, until two have run at once.
+type concurrentFs struct {
+	afero.Fs
+	concurrent bool
+	patience   time.Duration
+
+	mu      sync.Mutex
+	meet    bool
+	inside  int
+	most    int
+	arrived *sync.Cond
+}
+
+func newConcurrentFs(base afero.Fs, concurrent bool, patience time.Duration) *concurrentFs {
+	c := &concurrentFs{Fs: base, concurrent: concurrent, patience: patience}
+	c.arrived = sync.NewCond(&c.mu)
+	return c
+}
+
+// meeting makes ReadAt calls wait for one another, or stops that, and
+// resets the count of calls at once.
+func (c *concurrentFs) meeting(on bool) {
+	c.mu.Lock()
+	c.meet, c.most = on, 0
+	c.mu.Unlock()
+}
+
+func (c *concurrentFs) Open(name string) (afero.File, error) {
+	f, err := c.Fs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &concurrentFile{File: f, fs: c}, nil
+}
+
+type concurrentFile struct {
+	afero.File
+	fs *concurrentFs
+}
+
+func (f *concurrentFile) ConcurrentReadAt() bool { return f.fs.concurrent }
+
+func (f *concurrentFile) ReadAt(p []byte, off int64) (int, error) {
+	c := f.fs
+	c.mu.Lock()
+	c.inside++
+	c.most = max(c.most, c.inside)
+	c.arrived.Broadcast()
+	if c.meet {
+		deadline := time.Now().Add(c.patience)
+		timer := time.AfterFunc(c.patience, func() {
+			c.mu.Lock()
+			c.arrived.Broadcast()
+			c.mu.Unlock()
+		})
+		for c.most < 2 && time.Now().Before(deadline) {
+			c.arrived.Wait()
+		}
+		timer.Stop()
+	}
+	c.mu.Unlock()
+	n, err := f.File.ReadAt(p, off)
+	c.mu.Lock()
+	c.inside--
+	c.mu.Unlock()
+	return n, err
+}
+
+var _ fsx.ConcurrentReaderAt = (*concurrentFile)(nil)
+
+// TestConcurrentReaderAt checks that ReadAt calls on one fsx file run at
+// once on a base file that is a fsx.ConcurrentReaderAt reporting true, also
+// through an afero.BasePathFs, and one at a time on one reporting false.
+func TestConcurrentReaderAt(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		concurrent bool
+		basePath   bool // seen through an afero.BasePathFs
+	}{
+		{"concurrent", true, false},
+		{"concurrent/BasePathFs", true, true},
+		{"serialized", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			patience := map[bool]time.Duration{true: 10 * time.Second, false: 50 * time.Millisecond}[tc.concurrent]
+			base := newConcurrentFs(afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), tc.concurrent, patience)
+			var shown afero.Fs = base
+			if tc.basePath {
+				shown = afero.NewBasePathFs(base, "/")
+			}
+			fsys := newFs(t, shown, base16384.NewCodec())
+			data := randomBytes(1<<20, 5)
+			mustWrite(t, fsys, "x", data)
+			f, err := fsys.Open("x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			base.meeting(true)
+			var wg sync.WaitGroup
+			var bad atomic.Int32
+			for g := range 2 {
+				wg.Go(func() {
+					for i := range 3 {
+						off := int64(g*400_000 + i*100_000)
+						p := make([]byte, 4096)
+						if _, err := f.ReadAt(p, off); err != nil || !bytes.Equal(p, data[off:off+4096]) {
+							bad.Add(1)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			most := base.most
+			base.meeting(false)
+			if bad.Load() != 0 {
+				t.Fatalf("%d reads failed or read other bytes", bad.Load())
+			}
+			if want := map[bool]int{true: 2, false: 1}[tc.concurrent]; most != want {
+				t.Errorf("%d base reads ran at once, want %d", most, want)
+			}
+		})
+	}
+}
+
+// TestConcurrentReaderAtSequential reads files of many lengths whole, over a
+// base whose files read concurrently, as reads ahead are then two chunks at
+// a time.
+func TestConcurrentReaderAtSequential(t *testing.T) {
+	base := newConcurrentFs(afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), true, time.Millisecond)
+	fsys := newFs(t, base, base16384.NewCodec())
+	base.meeting(true)
+	for _, n := range []int{0, 1, 1<<20 - 1, 3<<20 + 5, 13 << 20} {
+		data := randomBytes(n, uint64(n))
+		name := fmt.Sprint("f", n)
+		mustWrite(t, fsys, name, data)
+		for _, how := range []string{"Read", "ReadAt"} {
+			f, err := fsys.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, 0, n)
+			p := make([]byte, 128<<10)
+			for {
+				var m int
+				if how == "Read" {
+					m, err = f.Read(p)
+				} else {
+					m, err = f.ReadAt(p, int64(len(got)))
+				}
+				got = append(got, p[:m]...)
+				if err != nil {
+					break
+				}
+			}
+			f.Close()
+			if !bytes.Equal(got, data) {
+				t.Errorf("%d bytes in %s calls: read %d bytes, other than written (%v)", n, how, len(got), err)
+			}
+		}
+	}
+	if base.most < 2 {
+		t.Errorf("at most %d base reads ran at once, want 2", base.most)
+	}
+}
