@@ -131,7 +131,14 @@ func (f *Fs) dial() (*session, error) {
 		nc.Close()
 		return nil, err
 	}
-	c, chans, reqs, err := ssh.NewClientConn(nc, f.cfg.Addr, f.login)
+	login := *f.login
+	auth, loggedIn, err := f.keys.login(f.cfg.Timeout)
+	if err != nil {
+		return fail(err)
+	}
+	login.Auth = auth
+	c, chans, reqs, err := ssh.NewClientConn(nc, f.cfg.Addr, &login)
+	loggedIn()
 	if err != nil {
 		return fail(f.errorf("%w", explainHostKey(err)))
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skeema/knownhosts"
 	"golang.org/x/crypto/ssh"
@@ -73,17 +74,21 @@ func explainHostKey(err error) error {
 	return fmt.Errorf("the server's host key does NOT match the one in %s:%d: someone may be in between, or the key changed: %w", ke.Want[0].Filename, ke.Want[0].Line, err)
 }
 
-// authMethods returns the ways to log in: the keys of the ssh-agent, then
-// those of the key files.
-func authMethods(files []string) ([]ssh.AuthMethod, error) {
-	var signers []ssh.Signer
-	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
-		if c, err := net.Dial("unix", sock); err == nil {
-			if s, err := agent.NewClient(c).Signers(); err == nil {
-				signers = append(signers, s...)
-			}
-		}
-	}
+// keys are the keys to log in with: those of the ssh-agent, asked at each
+// login (it may have restarted, with other keys, since the last one), then
+// those of the key files, read once.
+type keys struct {
+	agentSock string // $SSH_AUTH_SOCK when dialed, if set
+	files     []ssh.Signer
+}
+
+// errNoKey is the error of a login with no key to offer.
+var errNoKey = errors.New("sftp: no key to log in with: start ssh-agent with your key, or give --sftp-key FILE")
+
+// loadKeys reads the key files to log in with: files, or the default ones
+// of ~/.ssh that exist when files is empty.
+func loadKeys(files []string) (*keys, error) {
+	k := &keys{agentSock: os.Getenv("SSH_AUTH_SOCK")}
 	explicit := len(files) > 0
 	if !explicit {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -110,10 +115,33 @@ func authMethods(files []string) ([]ssh.AuthMethod, error) {
 		case err != nil:
 			return nil, fmt.Errorf("sftp: key file %s: %w", file, err)
 		}
-		signers = append(signers, s)
+		k.files = append(k.files, s)
 	}
+	if len(k.files) == 0 && k.agentSock == "" {
+		return nil, errNoKey
+	}
+	return k, nil
+}
+
+// login returns the ways to log in once, within timeout: the keys the agent
+// holds now, then the key files'. Call done when the login is over: it
+// closes the connection to the agent, which signs during the login.
+func (k *keys) login(timeout time.Duration) (methods []ssh.AuthMethod, done func(), err error) {
+	var signers []ssh.Signer
+	done = func() {}
+	if k.agentSock != "" {
+		if c, err := net.DialTimeout("unix", k.agentSock, timeout); err == nil {
+			c.SetDeadline(time.Now().Add(timeout))
+			if s, err := agent.NewClient(c).Signers(); err == nil {
+				signers = append(signers, s...)
+			}
+			done = func() { c.Close() }
+		}
+	}
+	signers = append(signers, k.files...)
 	if len(signers) == 0 {
-		return nil, errors.New("sftp: no key to log in with: start ssh-agent with your key, or give --sftp-key FILE")
+		done()
+		return nil, nil, errNoKey
 	}
-	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, nil
+	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, done, nil
 }

@@ -5,8 +5,8 @@
 // Config.InsecureIgnoreHostKey, which a user must ask for by name, skips
 // the check. The client asks the server for a key of the types known_hosts
 // holds for it, so that a server with several keys shows the one known.
-// Users log in with keys: those of a running ssh-agent and private key
-// files without a passphrase.
+// Users log in with keys: those of a running ssh-agent, asked at each login,
+// and private key files without a passphrase.
 //
 // Rename is the posix-rename@openssh.com extension, which replaces its
 // target atomically as rename(2) does, so fsx's writes through a temporary
@@ -45,7 +45,8 @@ type Config struct {
 	User string
 	// KeyFiles are private key files to log in with; empty means the
 	// default ones of ~/.ssh that exist (id_ed25519, id_ecdsa, id_rsa).
-	// The keys of the ssh-agent at $SSH_AUTH_SOCK are tried too.
+	// The keys of the ssh-agent at $SSH_AUTH_SOCK (as it was at Dial) are
+	// tried first, asked for at each login, the reconnections' too.
 	KeyFiles []string
 	// KnownHosts are the known_hosts files the server's key must be in;
 	// empty means ~/.ssh/known_hosts.
@@ -78,7 +79,8 @@ var ErrChanged = errors.New("the file changed on the server while the connection
 // the connection.
 type Fs struct {
 	cfg    Config            // with the timeout set
-	login  *ssh.ClientConfig // how to log in, each time
+	login  *ssh.ClientConfig // how to log in, each time, but the keys
+	keys   *keys
 	root   string
 	ctx    context.Context // done once closed
 	cancel context.CancelFunc
@@ -106,16 +108,15 @@ func Dial(cfg Config, root string) (*Fs, error) {
 	if err != nil {
 		return nil, err
 	}
-	auth, err := authMethods(cfg.KeyFiles)
+	keys, err := loadKeys(cfg.KeyFiles)
 	if err != nil {
 		return nil, err
 	}
 	if root == "" {
 		root = "."
 	}
-	f := &Fs{cfg: cfg, root: path.Clean(root), login: &ssh.ClientConfig{
+	f := &Fs{cfg: cfg, root: path.Clean(root), keys: keys, login: &ssh.ClientConfig{
 		User:              cfg.User,
-		Auth:              auth,
 		HostKeyCallback:   hostKey,
 		HostKeyAlgorithms: algorithms,
 		Timeout:           cfg.Timeout,
