@@ -49,10 +49,7 @@ func mountRemote(t testing.TB, args ...string) *remoteMount {
 	}
 	defer errFile.Close()
 	m.cmd = exec.Command("b14fs", append(append([]string{"mount", "-w"}, args...), m.dir)...)
-	// No credentials, agent or configuration of the machine's user.
-	m.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "SSH_AUTH_SOCK=",
-		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_SESSION_TOKEN=", "AWS_PROFILE=",
-		"AWS_ENDPOINT_URL=", "AWS_ENDPOINT_URL_S3=")
+	m.cmd.Env = remoteEnv(t)
 	m.cmd.Stderr = errFile
 	if err := m.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -77,6 +74,15 @@ func mountRemote(t testing.TB, args ...string) *remoteMount {
 		}
 	}
 	return m
+}
+
+// remoteEnv is the environment of the b14fs processes of remote locations
+// the tests start: no credentials, agent or configuration of the
+// machine's user.
+func remoteEnv(t testing.TB) []string {
+	return append(os.Environ(), "HOME="+t.TempDir(), "SSH_AUTH_SOCK=",
+		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_SESSION_TOKEN=", "AWS_PROFILE=",
+		"AWS_ENDPOINT_URL=", "AWS_ENDPOINT_URL_S3=")
 }
 
 // at returns the path of name in the mount.
@@ -651,34 +657,48 @@ func TestRemoteMountLink(t *testing.T) {
 		t.Skip("FUSE is not available (needs /dev/fuse and fusermount3)")
 	}
 	t.Run("s3", func(t *testing.T) {
-		endpoint, _ := remotetest.Weed(t)
-		// SeaweedFS's first write makes its volumes, which takes longer
-		// than the mount's timeout.
-		client := s3Client(t, endpoint)
-		if _, err := client.PutObject(context.Background(), remotetest.Bucket, "warm", strings.NewReader("x"), 1, minio.PutObjectOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		proxy := remotetest.NewProxy(t, endpoint)
-		mnt := mountRemote(t, "--s3-endpoint", "http://"+proxy.Addr, "--remote-timeout", linkTimeout.String(), "s3://"+remotetest.Bucket+"/link")
-		checkLink(t, mnt, proxy)
+		proxy, args := proxiedS3(t, "link")
+		checkLink(t, mountRemote(t, args...), proxy)
 	})
 	t.Run("sftp", func(t *testing.T) {
-		ssh := remotetest.SSHD(t)
-		proxy := remotetest.NewProxy(t, ssh.Addr)
-		// The server's key, known under the proxy's address.
-		known, err := os.ReadFile(ssh.KnownHosts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		knownHosts := filepath.Join(t.TempDir(), "known_hosts")
-		known = bytes.Replace(known, []byte("["+strings.Replace(ssh.Addr, ":", "]:", 1)), []byte("["+strings.Replace(proxy.Addr, ":", "]:", 1)), 1)
-		if err := os.WriteFile(knownHosts, known, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		mnt := mountRemote(t, "--sftp-key", ssh.KeyFile, "--sftp-known-hosts", knownHosts, "--remote-timeout", linkTimeout.String(),
-			"sftp://"+ssh.User+"@"+proxy.Addr+ssh.Root)
-		checkLink(t, mnt, proxy)
+		proxy, args := proxiedSFTP(t)
+		checkLink(t, mountRemote(t, args...), proxy)
 	})
+}
+
+// proxiedS3 starts SeaweedFS and a proxy in front of it, and returns the
+// proxy and the arguments that give b14fs the location prefix there
+// through it, with the --remote-timeout linkTimeout.
+func proxiedS3(t *testing.T, prefix string) (*remotetest.Proxy, []string) {
+	endpoint, _ := remotetest.Weed(t)
+	// SeaweedFS's first write makes its volumes, which takes longer than
+	// the timeout.
+	client := s3Client(t, endpoint)
+	if _, err := client.PutObject(context.Background(), remotetest.Bucket, "warm", strings.NewReader("x"), 1, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	proxy := remotetest.NewProxy(t, endpoint)
+	return proxy, []string{"--s3-endpoint", "http://" + proxy.Addr, "--remote-timeout", linkTimeout.String(), "s3://" + remotetest.Bucket + "/" + prefix}
+}
+
+// proxiedSFTP starts sshd and a proxy in front of it, and returns the
+// proxy and the arguments that give b14fs the server's directory through
+// it (its key known under the proxy's address), with the --remote-timeout
+// linkTimeout.
+func proxiedSFTP(t *testing.T) (*remotetest.Proxy, []string) {
+	ssh := remotetest.SSHD(t)
+	proxy := remotetest.NewProxy(t, ssh.Addr)
+	known, err := os.ReadFile(ssh.KnownHosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	knownHosts := filepath.Join(t.TempDir(), "known_hosts")
+	known = bytes.Replace(known, []byte("["+strings.Replace(ssh.Addr, ":", "]:", 1)), []byte("["+strings.Replace(proxy.Addr, ":", "]:", 1)), 1)
+	if err := os.WriteFile(knownHosts, known, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return proxy, []string{"--sftp-key", ssh.KeyFile, "--sftp-known-hosts", knownHosts, "--remote-timeout", linkTimeout.String(),
+		"sftp://" + ssh.User + "@" + proxy.Addr + ssh.Root}
 }
 
 // BenchmarkRemoteMountsRead measures the aggregate read speed of one, two

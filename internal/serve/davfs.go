@@ -24,11 +24,11 @@ type davFS struct {
 
 var errReadOnly = &fs.PathError{Op: "write", Path: "/", Err: fs.ErrPermission}
 
-func (d davFS) Mkdir(_ context.Context, name string, perm os.FileMode) error {
+func (d davFS) Mkdir(ctx context.Context, name string, perm os.FileMode) error {
 	if !d.writable {
 		return errReadOnly
 	}
-	return d.fs.Mkdir(clean(name), perm)
+	return noteFailure(ctx, d.fs.Mkdir(clean(name), perm))
 }
 
 func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.FileMode) (webdav.File, error) {
@@ -40,12 +40,12 @@ func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.File
 	}
 	f, err := d.fs.OpenFile(clean(name), flag, perm)
 	if err != nil {
-		return nil, err
+		return nil, noteFailure(ctx, err)
 	}
 	return davFile{File: f, fs: d.fs, name: clean(name), props: d.props}, nil
 }
 
-func (d davFS) RemoveAll(_ context.Context, name string) error {
+func (d davFS) RemoveAll(ctx context.Context, name string) error {
 	if !d.writable {
 		return errReadOnly
 	}
@@ -53,27 +53,27 @@ func (d davFS) RemoveAll(_ context.Context, name string) error {
 		return &fs.PathError{Op: "removeall", Path: name, Err: fs.ErrPermission}
 	}
 	if err := d.fs.RemoveAll(clean(name)); err != nil {
-		return err
+		return noteFailure(ctx, err)
 	}
 	d.props.remove(clean(name))
 	return nil
 }
 
-func (d davFS) Rename(_ context.Context, oldName, newName string) error {
+func (d davFS) Rename(ctx context.Context, oldName, newName string) error {
 	if !d.writable {
 		return errReadOnly
 	}
 	if err := d.fs.Rename(clean(oldName), clean(newName)); err != nil {
-		return err
+		return noteFailure(ctx, err)
 	}
 	d.props.rename(clean(oldName), clean(newName))
 	return nil
 }
 
-func (d davFS) Stat(_ context.Context, name string) (os.FileInfo, error) {
+func (d davFS) Stat(ctx context.Context, name string) (os.FileInfo, error) {
 	fi, err := d.fs.Stat(clean(name))
 	if err != nil {
-		return nil, err
+		return nil, noteFailure(ctx, err)
 	}
 	return info{fi}, nil
 }

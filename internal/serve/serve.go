@@ -136,7 +136,8 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "If: no list of conditions holds", http.StatusPreconditionFailed)
 		return
 	}
-	h.dav.ServeHTTP(w, r)
+	r, failed := withFailures(r)
+	h.dav.ServeHTTP(&failureWriter{ResponseWriter: w, failure: failed}, r)
 }
 
 // authorized reports whether r carries the credentials, comparing them in

@@ -1,0 +1,101 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/http"
+	"sync"
+	"syscall"
+
+	"github.com/b14fs/b14fs/core"
+)
+
+// golang.org/x/net/webdav answers a failed open with 404 Not Found and a
+// failed Stat (PROPFIND, DELETE) with 405 Method Not Allowed, whatever the
+// error: a storage that failed to answer (an SFTP server or object store
+// that is down) would tell clients that their files are gone. The
+// filesystem notes such failures in the request's context, and the
+// response they turned into a 404 or 405 becomes a 503 Service Unavailable
+// (500 for stored data that does not decode), which clients retry.
+
+// failureKey is the context key of a request's *failure.
+type failureKey struct{}
+
+// A failure is the first error of the storage met while serving a request
+// that says nothing about the request itself.
+type failure struct {
+	mu  sync.Mutex
+	err error
+}
+
+// withFailures returns r with a place for its storage failures.
+func withFailures(r *http.Request) (*http.Request, *failure) {
+	f := new(failure)
+	return r.WithContext(context.WithValue(r.Context(), failureKey{}, f)), f
+}
+
+// requestErrors are the errors that are the request's answer, not the
+// storage's failure: what webdav makes of them stands.
+var requestErrors = []error{
+	fs.ErrNotExist, fs.ErrExist, fs.ErrPermission, fs.ErrInvalid, errors.ErrUnsupported,
+	syscall.ENOTDIR, syscall.EISDIR, syscall.ENOTEMPTY, syscall.ENAMETOOLONG, syscall.EXDEV,
+	syscall.EINVAL, syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG,
+}
+
+// noteFailure records err in ctx's failure when it is a failure of the
+// storage, and returns err.
+func noteFailure(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, e := range requestErrors {
+		if errors.Is(err, e) {
+			return err
+		}
+	}
+	if f, ok := ctx.Value(failureKey{}).(*failure); ok {
+		f.mu.Lock()
+		if f.err == nil {
+			f.err = err
+		}
+		f.mu.Unlock()
+	}
+	return err
+}
+
+// failureWriter turns the 404 or 405 that webdav answers a storage
+// failure with into a 503, or a 500 for stored data that does not decode.
+type failureWriter struct {
+	http.ResponseWriter
+	failure  *failure
+	replaced bool // the status was replaced: webdav's body is dropped
+}
+
+func (w *failureWriter) WriteHeader(code int) {
+	w.failure.mu.Lock()
+	err := w.failure.err
+	w.failure.mu.Unlock()
+	if err == nil || (code != http.StatusNotFound && code != http.StatusMethodNotAllowed) {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	w.replaced = true
+	status, text := http.StatusServiceUnavailable, "the storage failed to answer: retry later"
+	if errors.Is(err, core.ErrInvalidData) {
+		status, text = http.StatusInternalServerError, "the stored file does not decode"
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	http.Error(w.ResponseWriter, text, status)
+}
+
+func (w *failureWriter) Write(p []byte) (int, error) {
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *failureWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
