@@ -179,21 +179,34 @@ func TestPrefetchReaders(t *testing.T) {
 	}
 }
 
+// readToGate starts a chunkReader reading ahead chunks ahead over data, of
+// which the section is the first size bytes, gated at the start of the
+// chunk at index i of chunkBounds (negative: from the end), and reads all
+// the bytes before the gate but the last one, which it returns.
+func readToGate(t *testing.T, data []byte, size int64, i, ahead int) (*gatedReaderAt, *chunkReader, []byte) {
+	t.Helper()
+	starts := chunkBounds(size, readAhead)
+	if i < 0 {
+		i += len(starts)
+	}
+	g := newGated(data, starts[i])
+	c := new(chunkReader)
+	c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
+	got := make([]byte, g.gate-1)
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	return g, c, got
+}
+
 // TestPrefetchInFlight checks that a sequential read keeps as many chunks
 // in flight as it reads ahead, and no more.
 func TestPrefetchInFlight(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
 	const size = 21 << 20
 	data := make([]byte, size)
-	starts := chunkBounds(size, readAhead)
-	gate := starts[len(starts)-4]
 	for _, ahead := range []int{1, 2} {
-		g := newGated(data, gate)
-		var c chunkReader
-		c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
-		if _, err := io.ReadFull(&c, make([]byte, gate-1)); err != nil {
-			t.Fatal(err)
-		}
+		g, c, _ := readToGate(t, data, size, -4, ahead)
 		for range ahead {
 			g.waitReached(t)
 		}
@@ -203,7 +216,7 @@ func TestPrefetchInFlight(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 		close(g.release)
-		if _, err := io.Copy(io.Discard, &c); err != nil {
+		if _, err := io.Copy(io.Discard, c); err != nil {
 			t.Fatal(err)
 		}
 		c.stop()
@@ -218,23 +231,20 @@ func TestPrefetchError(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
 	const size = 13 << 20
 	data := bytes.Repeat([]byte("0123456"), size/7+1)[:size]
-	starts := chunkBounds(size, readAhead)
-	gate := starts[len(starts)-2] // a chunk ahead of the reader, with another after it
+	fail := errors.New("connection reset")
 	for _, ahead := range []int{1, 2} {
-		g := newGated(data, gate)
-		g.fail = errors.New("connection reset")
-		fail := g.fail
-		var c chunkReader
-		c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
-		got := make([]byte, gate)
-		if _, err := io.ReadFull(&c, got[:gate-1]); err != nil {
-			t.Fatal(err)
-		}
+		// The gate is a chunk ahead of the reader, with another after it.
+		g, c, got := readToGate(t, data, size, -2, ahead)
+		g.mu.Lock()
+		g.fail = fail
+		g.mu.Unlock()
+		gate := g.gate
 		for range ahead {
 			g.waitReached(t)
 		}
 		close(g.release)
-		if _, err := io.ReadFull(&c, got[gate-1:]); err != nil {
+		got = append(got, 0)
+		if _, err := io.ReadFull(c, got[gate-1:]); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, data[:gate]) {
@@ -243,7 +253,7 @@ func TestPrefetchError(t *testing.T) {
 		if n, err := c.Read(make([]byte, 10)); n != 0 || err != fail {
 			t.Fatalf("ahead %d: Read at the failing chunk = %d, %v; want 0, %v", ahead, n, err, fail)
 		}
-		rest, err := io.ReadAll(&c)
+		rest, err := io.ReadAll(c)
 		if err != nil || !bytes.Equal(rest, data[gate:]) {
 			t.Fatalf("ahead %d: after the error, read %d bytes (%v), want the %d from the failed chunk on", ahead, len(rest), err, size-gate)
 		}
@@ -258,15 +268,8 @@ func TestPrefetchStop(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not what other tests left
 	const size = 6 << 20
 	data := make([]byte, size)
-	starts := chunkBounds(size, readAhead)
-	gate := starts[len(starts)-1]
 	for _, ahead := range []int{1, 2} {
-		g := newGated(data, gate)
-		var c chunkReader
-		c.reset(io.NewSectionReader(g, 0, size), readAhead, ahead)
-		if _, err := io.ReadFull(&c, make([]byte, gate-1)); err != nil {
-			t.Fatal(err)
-		}
+		g, c, _ := readToGate(t, data, size, -1, ahead)
 		g.waitReached(t)
 		stopped := make(chan struct{})
 		go func() {
