@@ -199,6 +199,7 @@ type chunkReader struct {
 type fetch struct {
 	buf  []byte
 	off  int64 // where in the section it starts
+	size int   // how many bytes it asks for
 	n    int
 	err  error
 	done chan struct{} // closed when buf[:n] and err are set; made anew each time
@@ -221,33 +222,36 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 }
 
 // nextChunk makes c.buf hold the next chunk, the first of those read in the
-// background if any, and returns its length. A failed read in the
-// background drops those after it and makes the next chunk start where it
-// failed.
-func (c *chunkReader) nextChunk() (int, error) {
+// background if any, and returns its length. A read in the background that
+// failed, or returned fewer bytes than asked for, drops those after it and
+// makes the next chunk start where it stopped. A base whose ReadAt returns
+// no bytes and no error (which io.ReaderAt forbids) gets io.ErrNoProgress,
+// not a reader that never ends.
+func (c *chunkReader) nextChunk() (n int, err error) {
 	if len(c.pending) == 0 {
 		c.buf = grow(c.buf, c.next)
-		n, err := c.r.ReadAt(c.buf[:min(int64(c.next), c.left())], c.off)
+		n, err = c.r.ReadAt(c.buf[:min(int64(c.next), c.left())], c.off)
 		c.off += int64(n)
 		c.next = min(2*c.next, readChunk)
-		if err == io.EOF && n > 0 {
-			err = nil // the end of the section: the next read says so
+	} else {
+		f := c.pending[0]
+		c.pending = c.pending[:copy(c.pending, c.pending[1:])]
+		<-f.done
+		c.buf, f.buf = f.buf, c.buf
+		c.free = append(c.free, f)
+		n, err = f.n, f.err
+		if n < f.size || err != nil && (err != io.EOF || f.off+int64(n) < c.r.Size()) {
+			c.wait()
+			c.off = f.off + int64(n)
 		}
-		return n, err
 	}
-	f := c.pending[0]
-	c.pending = c.pending[:copy(c.pending, c.pending[1:])]
-	<-f.done
-	c.buf, f.buf = f.buf, c.buf
-	c.free = append(c.free, f)
-	if f.err == io.EOF && f.off+int64(f.n) == c.r.Size() {
-		f.err = nil
+	switch {
+	case err == io.EOF && n > 0:
+		err = nil // the end of the section: the next read says so
+	case err == nil && n == 0:
+		err = io.ErrNoProgress
 	}
-	if f.err != nil {
-		c.wait()
-		c.off = f.off + int64(f.n)
-	}
-	return f.n, f.err
+	return n, err
 }
 
 // left returns how many bytes of r are still to be asked for.
@@ -269,7 +273,7 @@ func (c *chunkReader) prefetch() {
 		if len(f.buf) < size {
 			f.buf = make([]byte, min(readChunk, c.left()))
 		}
-		f.off, f.done = c.off, make(chan struct{})
+		f.off, f.size, f.done = c.off, size, make(chan struct{})
 		c.off += int64(size)
 		c.next = min(2*c.next, readChunk)
 		c.pending = append(c.pending, f)

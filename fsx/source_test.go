@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -283,5 +284,55 @@ func TestPrefetchStop(t *testing.T) {
 		}
 		close(g.release)
 		<-stopped
+	}
+}
+
+// shortReaderAt returns fewer bytes than asked for, and no error, at every
+// other call, which io.ReaderAt forbids; with none set, no bytes at all.
+type shortReaderAt struct {
+	data  []byte
+	none  bool
+	calls atomic.Int64
+}
+
+func (s *shortReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if s.none {
+		return 0, nil
+	}
+	if off >= int64(len(s.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, s.data[off:])
+	if s.calls.Add(1)%2 == 0 && n > 1 {
+		return n / 2, nil
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestPrefetchShortReads checks that a base whose ReadAt returns short
+// reads without an error still gives every byte in order, read ahead or
+// not, and that one returning nothing and no error gives io.ErrNoProgress
+// rather than a read that never ends.
+func TestPrefetchShortReads(t *testing.T) {
+	data := make([]byte, 13<<20+77)
+	for i := range data {
+		data[i] = byte(i * 13 >> 3)
+	}
+	for _, ahead := range []int{1, 2} {
+		var c chunkReader
+		c.reset(io.NewSectionReader(&shortReaderAt{data: data}, 0, int64(len(data))), readAhead, ahead)
+		got, err := io.ReadAll(&c)
+		c.stop()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("ahead %d: read %d bytes (%v), other than the %d stored", ahead, len(got), err, len(data))
+		}
+		c.reset(io.NewSectionReader(&shortReaderAt{none: true}, 0, 1000), readAhead, ahead)
+		if n, err := c.Read(make([]byte, 10)); n != 0 || err != io.ErrNoProgress {
+			t.Errorf("ahead %d: Read over a base that returns nothing = %d, %v; want 0, io.ErrNoProgress", ahead, n, err)
+		}
+		c.stop()
 	}
 }
