@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
 )
 
 // golang.org/x/net/webdav answers a failed open with 404 Not Found and a
@@ -41,6 +42,7 @@ var requestErrors = []error{
 	fs.ErrNotExist, fs.ErrExist, fs.ErrPermission, fs.ErrInvalid, errors.ErrUnsupported,
 	syscall.ENOTDIR, syscall.EISDIR, syscall.ENOTEMPTY, syscall.ENAMETOOLONG, syscall.EXDEV,
 	syscall.EINVAL, syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG,
+	fsx.ErrNotMapped, fsx.ErrReadOnly, fsx.ErrWriteOnly, fsx.ErrAppendOffset, fsx.ErrTooLarge,
 }
 
 // noteFailure records err in ctx's failure when it is a failure of the

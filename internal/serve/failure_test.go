@@ -94,6 +94,16 @@ func TestStorageDown(t *testing.T) {
 		{"GET", "/bad.txt", false, http.StatusInternalServerError},
 		{"GET", "/f.txt", false, http.StatusOK}, // the DELETE above changed nothing
 	}
+	// A name with no stored form under the mapping is missing too.
+	mapped, err := fsx.New(base, base16384.NewCodec(), fsx.WithExtension(".torrent", ".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mappedSrv := httptest.NewServer(Handler(mapped, Options{}))
+	defer mappedSrv.Close()
+	if resp, body := do(t, "GET", mappedSrv.URL+"/notes.txt", nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET of a name the mapping has no stored form for = %d %q, want 404", resp.StatusCode, body)
+	}
 	for _, tt := range tests {
 		down.Store(tt.down)
 		resp, body := do(t, tt.method, srv.URL+tt.path, nil, "Depth", "0")
