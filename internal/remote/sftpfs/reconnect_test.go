@@ -325,3 +325,73 @@ func TestReconnectHungServer(t *testing.T) {
 		t.Errorf("ReadAt after a new connection: %v", err)
 	}
 }
+
+// TestReconnectReadAhead cuts the link while an fsx file over SFTP is read
+// with two chunks in flight: the read fails with an error, never with other
+// bytes; once the link is back, the same file reads on from where it
+// failed, and reads whole again.
+func TestReconnectReadAhead(t *testing.T) {
+	s := remotetest.SSHD(t)
+	proxy := remotetest.NewProxy(t, s.Addr)
+	before := goleak.IgnoreCurrent()
+	fsys := dialAt(t, s, proxy.Addr)
+	enc, err := fsx.New(fsys, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := remotetest.RandomBytes(24<<20, 8)
+	if err := afero.WriteFile(enc, "big", content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := enc.Open("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 0, len(content))
+	p := make([]byte, 128<<10)
+	read := func() error {
+		for len(got) < len(content) {
+			n, err := f.Read(p)
+			got = append(got, p[:n]...)
+			if !bytes.Equal(got, content[:len(got)]) {
+				t.Fatalf("read %d bytes, other than written", len(got))
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Far enough for chunks of 4 MiB, read ahead two at a time.
+	for len(got) < 9<<20 {
+		n, err := f.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p[:n]...)
+	}
+	proxy.Cut()
+	err = read()
+	if err == nil {
+		t.Fatal("the whole file read over a cut link")
+	}
+	t.Logf("over the cut link, after %d bytes: %v", len(got), err)
+	proxy.Heal()
+	var last error
+	for deadline := time.Now().Add(30 * time.Second); len(got) < len(content) && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		// The same file reads on from where it failed.
+		if _, err := f.Seek(int64(len(got)), io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		last = read()
+	}
+	if len(got) < len(content) {
+		t.Fatalf("after the link is back, stuck at %d bytes: %v", len(got), last)
+	}
+	f.Close()
+	if all, err := afero.ReadFile(enc, "big"); err != nil || !bytes.Equal(all, content) {
+		t.Errorf("read whole after the link is back: %d bytes, %v", len(all), err)
+	}
+	fsys.Close()
+	goleak.VerifyNone(t, append(ignoreServers, before)...)
+}
