@@ -180,3 +180,34 @@ func TestConcurrentReaderAtSequential(t *testing.T) {
 		t.Errorf("at most %d base reads ran at once, want 2", base.most)
 	}
 }
+
+// TestConcurrentLayout checks that the size of a file over a base whose
+// files read concurrently comes from one read of both ends at once (one
+// round trip to a network base), and that it is right for sizes around the
+// ends' length.
+func TestConcurrentLayout(t *testing.T) {
+	// A file whose stored bytes one read holds waits out the patience.
+	base := newConcurrentFs(afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), true, time.Second)
+	fsys := newFs(t, base, base16384.NewCodec())
+	for _, n := range []int{0, 1, 7, 3000, 3583, 3584, 3585, 7000, 7168, 7200, 100_000} {
+		name := fmt.Sprint("f", n)
+		data := randomBytes(n, uint64(n))
+		mustWrite(t, fsys, name, data)
+		base.meeting(true)
+		start := time.Now()
+		info, err := fsys.Stat(name)
+		took := time.Since(start)
+		base.mu.Lock()
+		most := base.most
+		base.mu.Unlock()
+		base.meeting(false)
+		if err != nil || info.Size() != int64(n) {
+			t.Errorf("Stat of %d bytes: %v, %v", n, info, err)
+			continue
+		}
+		if stored, _ := base.Stat(name + ".b14"); stored.Size() > 4096 && most < 2 {
+			t.Errorf("Stat of %d bytes (%d stored): its base reads ran one at a time (%v)", n, stored.Size(), took)
+		}
+		checkContent(t, fsys, name, data)
+	}
+}

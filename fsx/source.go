@@ -103,7 +103,11 @@ func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
 		return s, nil
 	}
 	if bc, ok := c.codec.(core.BlockCodec); ok {
-		l, err := bc.Layout(s.at, size)
+		var lr io.ReaderAt = s.at
+		if s.at.concurrent {
+			lr = readEnds(s.at, size)
+		}
+		l, err := bc.Layout(lr, size)
 		switch {
 		case errors.Is(err, core.ErrNoLayout):
 			// A stream without its blocks where they belong, such as text
@@ -115,6 +119,59 @@ func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
 		}
 	}
 	return s, nil
+}
+
+// layoutEnds is how many bytes at each end of a stored file newSource reads
+// at once for a codec's Layout, over a base whose ReadAt may run
+// concurrently (see endsReaderAt).
+const layoutEnds = 4 << 10
+
+// endsReaderAt serves the ReadAt calls that fall within the first or last
+// layoutEnds bytes of a stored file from memory, and others from the base.
+// Both ends are read at once, so that a Layout that reads a header and then
+// a trailer costs one round trip to a network base, not two.
+type endsReaderAt struct {
+	r          io.ReaderAt
+	head, tail []byte
+	tailOff    int64 // where tail starts
+}
+
+// readEnds reads both ends of the size bytes r holds at once. When either
+// read fails, it returns r itself, whose reads then fail the Layout as they
+// would have.
+func readEnds(r io.ReaderAt, size int64) io.ReaderAt {
+	n := min(size, layoutEnds)
+	e := &endsReaderAt{r: r, head: make([]byte, n), tailOff: size - n}
+	var tailErr error
+	done := make(chan struct{})
+	if size > n { // else the head is the whole file
+		e.tail = make([]byte, n)
+		go func() {
+			defer close(done)
+			if m, err := r.ReadAt(e.tail, e.tailOff); err != nil && (err != io.EOF || m < len(e.tail)) {
+				tailErr = err
+			}
+		}()
+	} else {
+		close(done)
+	}
+	m, err := r.ReadAt(e.head, 0)
+	<-done
+	if err != nil && (err != io.EOF || m < len(e.head)) || tailErr != nil {
+		return r
+	}
+	return e
+}
+
+func (e *endsReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	end := off + int64(len(p))
+	switch {
+	case off >= 0 && end <= int64(len(e.head)):
+		return copy(p, e.head[off:]), nil
+	case off >= e.tailOff && end <= e.tailOff+int64(len(e.tail)):
+		return copy(p, e.tail[off-e.tailOff:]), nil
+	}
+	return e.r.ReadAt(p, off)
 }
 
 // close releases the decoder the source holds. A read running meanwhile,
