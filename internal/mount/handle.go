@@ -155,6 +155,19 @@ func (h *handle) refresh(failed bool) bool {
 			return true
 		}
 	}
+	if !h.hasKey {
+		// No identities (remote bases, MemMapFs): only the mount's own
+		// stores are followed (below). Without one since, there is nothing
+		// to look up, which would cost round trips at every read at the end
+		// of a file.
+		h.n.mu.Lock()
+		gen, rewrite := h.n.gen, h.n.rewrite
+		h.n.mu.Unlock()
+		if gen == h.gen || rewrite > h.gen {
+			h.seen = gen
+			return false
+		}
+	}
 	p, ok := h.n.path()
 	if !ok {
 		return false

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -261,5 +262,46 @@ func TestMountFullDisk(t *testing.T) {
 	os.Remove(fill[0])
 	if err := os.WriteFile(filepath.Join(dir, "new"), []byte("hi\n"), 0o644); err != nil {
 		t.Errorf("writing once an inode is free again: %v", err)
+	}
+}
+
+// statCountingFs counts the lookups by name of its base.
+type statCountingFs struct {
+	afero.Fs
+	stats atomic.Int64
+}
+
+func (c *statCountingFs) Stat(name string) (os.FileInfo, error) {
+	c.stats.Add(1)
+	return c.Fs.Stat(name)
+}
+
+// TestReadAtEndNoLookup checks that a read at the end of a file, over a
+// base without file identities (a remote one: MemMapFs here), looks
+// nothing up by name when the mount stored nothing into the file since it
+// was opened: each lookup is a round trip to a remote base, and a program
+// reading a file to its end meets the end twice.
+func TestReadAtEndNoLookup(t *testing.T) {
+	base := &statCountingFs{Fs: afero.NewMemMapFs()}
+	content := bytes.Repeat([]byte("0123456789"), 10000)
+	afero.WriteFile(base, "/f", content, 0o644)
+	dir := mountForTest(t, base, Options{Name: "test"})
+	f, err := os.Open(filepath.Join(dir, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := make([]byte, 1000)
+	if n, err := f.ReadAt(p, int64(len(content))-10); n != 10 || !bytes.Equal(p[:n], content[len(content)-10:]) {
+		t.Fatalf("ReadAt over the end = %d, %v", n, err)
+	}
+	before := base.stats.Load()
+	for range 3 {
+		if n, err := f.ReadAt(p, int64(len(content))); n != 0 || err == nil {
+			t.Fatalf("ReadAt at the end = %d, %v", n, err)
+		}
+	}
+	if n := base.stats.Load() - before; n != 0 {
+		t.Errorf("3 reads at the end of a file looked it up %d times", n)
 	}
 }
