@@ -185,12 +185,40 @@ func (f *Fs) Open(name string) (afero.File, error) {
 // creates gets the mode perm.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	p := f.remote(name)
+	writable := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
 	var info os.FileInfo
+	var opened *file // a file open for reading, opened with the Stat
 	err := f.call(true, func(s *session) (err error) {
-		info, err = s.client.Stat(p)
+		if writable {
+			info, err = s.client.Stat(p)
+			return err
+		}
+		// One round trip: the open goes with the Stat. A directory opened
+		// so is closed without waiting.
+		stat := make(chan error, 1)
+		go func() {
+			var err error
+			info, err = s.client.Stat(p)
+			stat <- err
+		}()
+		sf, openErr := s.client.Open(p)
+		err = <-stat
+		if openErr == nil && (err != nil || info.IsDir()) {
+			go sf.Close()
+		}
+		if err == nil && !info.IsDir() {
+			if openErr != nil {
+				return openErr
+			}
+			opened = &file{fs: f, name: name, path: p, opened: info, s: s, sf: sf}
+		}
 		return err
 	})
 	switch {
+	case opened != nil:
+		return opened, nil
+	case !writable && errors.Is(err, fs.ErrNotExist):
+		return nil, pathError("open", name, err)
 	case err == nil && info.IsDir():
 		if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
 			return nil, pathError("open", name, syscall.EISDIR)
@@ -212,8 +240,7 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		return nil, pathError("open", name, fs.ErrExist)
 	}
 	created := err != nil && flag&os.O_CREATE != 0
-	file := &file{fs: f, name: name, path: p, opened: info}
-	file.writable = flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
+	file := &file{fs: f, name: name, path: p, opened: info, writable: writable}
 	err = f.call(!file.writable, func(s *session) error {
 		sf, err := s.client.OpenFile(p, flag)
 		if err != nil {

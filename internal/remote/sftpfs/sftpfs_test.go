@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -266,5 +267,50 @@ func TestExclusiveCreate(t *testing.T) {
 		if _, err := fss[0].OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); !errors.Is(err, fs.ErrExist) {
 			t.Errorf("creating the existing %s: %v, want fs.ErrExist", name, err)
 		}
+	}
+}
+
+// TestOpenRoundTrips checks that opening a file for reading, a directory
+// or a missing name takes one round trip to the server, over a link with
+// 200 ms round trips: the Stat that tells them apart goes with the open.
+func TestOpenRoundTrips(t *testing.T) {
+	s := remotetest.SSHD(t)
+	proxy := remotetest.NewProxy(t, s.Addr)
+	fsys := dialTimeout(t, s, proxy.Addr, 30*time.Second)
+	if err := afero.WriteFile(fsys, "f", []byte("content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Mkdir("d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const rtt = 200 * time.Millisecond
+	proxy.SetDelay(rtt / 2)
+	for _, name := range []string{"f", "d", "missing"} {
+		start := time.Now()
+		f, err := fsys.Open(name)
+		took := time.Since(start)
+		if name == "missing" {
+			if !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("Open(%s): %v, want ErrNotExist", name, err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		} else {
+			f.Close()
+		}
+		if took > rtt*3/2 {
+			t.Errorf("Open(%s) took %v: more than one round trip of %v", name, took, rtt)
+		}
+	}
+	f, err := fsys.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, err := io.ReadAll(f); err != nil || string(got) != "content" {
+		t.Errorf("read %q, %v", got, err)
+	}
+	if info, err := f.Stat(); err != nil || info.Size() != 7 {
+		t.Errorf("Stat = %v, %v", info, err)
 	}
 }
