@@ -216,7 +216,9 @@ var stageMemoryCodecs = map[string]core.Codec{"base16384": base16384.NewCodec(),
 // TestStageMemory checks that a small write into the middle of a large file
 // holds no copy of the file in memory. The edit runs in a child process of
 // its own, so that its count of bytes allocated holds nothing that other
-// tests' goroutines allocate meanwhile.
+// tests' goroutines allocate meanwhile. (The bound is looser under -race,
+// whose sync.Pool drops buffers at random: CI measured 18 MiB there, in
+// the child alone.)
 func TestStageMemory(t *testing.T) {
 	if job := os.Getenv(stageMemoryEnv); job != "" {
 		stageMemoryChild(t, job)
@@ -257,7 +259,14 @@ func TestStageMemory(t *testing.T) {
 				t.Fatalf("bad report from the child (%v):\n%s", err, out)
 			}
 			t.Logf("the edit allocated %d KiB", alloc>>10)
-			if alloc > 16<<20 {
+			// A copy of the file would be 64 MiB. The decoders' buffers
+			// (two of 4 MiB) come from a sync.Pool, which under -race drops
+			// some of what it is given: they may be made again.
+			bound := uint64(16 << 20)
+			if raceEnabled {
+				bound = 40 << 20
+			}
+			if alloc > bound {
 				t.Errorf("a 1-byte write and a truncation of a 64 MiB file allocated %d MiB", alloc>>20)
 			}
 			g, err := fsys.Open("big")

@@ -176,18 +176,16 @@ type writer struct {
 }
 
 // writers write through the kernel as programs do: cp, a shell's
-// redirection, and a program's own write(2)s (os.WriteFile). Each is given
-// the content in the local file src too.
+// redirection, and a program's own write(2)s of 1 MiB (dd). Each is given
+// the content in the local file src too. Each runs in a process of its own:
+// a file this process wrote while its other goroutines start programs
+// would get a FLUSH from each child closing its copy of the descriptor at
+// exec, and the mount stores what the file holds at every FLUSH (a close),
+// which on S3 makes that part a version others see.
 var writers = []writer{
 	{"cp", func(src, path string) error { return runProgram("cp", src, path) }},
 	{"sh", func(src, path string) error { return runProgram("sh", "-c", `cat "$1" > "$2"`, "sh", src, path) }},
-	{"write", func(src, path string) error {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(path, data, 0o644)
-	}},
+	{"dd", func(src, path string) error { return runProgram("dd", "if="+src, "of="+path, "bs=1M", "status=none") }},
 }
 
 // runProgram runs a program, its output in the error when it fails.
