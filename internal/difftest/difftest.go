@@ -1,0 +1,148 @@
+// Package difftest is a differential test harness for filesystems: it
+// applies a random sequence of file operations, through several open
+// descriptors and by name, to two filesystems in lockstep, and reports the
+// first result that differs. One side is normally a local directory (Dir),
+// the reference; the other is the filesystem under test, such as a FUSE
+// mountpoint (Dir again, through real syscalls) or an afero.Fs (Afero).
+//
+// The sequence is a pure function of Config.Seed (see Ops), so a failing
+// seed replays exactly, and a failing prefix can be pasted into a test as a
+// Config.Replay literal (fmt's %#v prints an Op as one).
+//
+// # Results that count as equal
+//
+// Byte counts, the bytes read, sizes and offsets must be equal. Errors
+// compare by class (see Class), not by message, since messages name each
+// side's paths. A read (read or pread) that returns n > 0 bytes may return
+// either nil or io.EOF: io.Reader allows both, and os.File.ReadAt returns
+// io.EOF with a short read where other io.ReaderAt implementations may
+// not; so the harness compares n and the data, and EOF-ness only when
+// n == 0, where both sides must say io.EOF.
+package difftest
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// FS is a filesystem a sequence runs on. Names are slash-separated and
+// relative to the filesystem's root.
+type FS interface {
+	OpenFile(name string, flag int, perm os.FileMode) (File, error)
+	Truncate(name string, size int64) error
+	Rename(oldname, newname string) error
+	Remove(name string) error
+	// Stat returns the size of the named file.
+	Stat(name string) (size int64, err error)
+	ReadFile(name string) ([]byte, error)
+}
+
+// File is an open descriptor of an FS.
+type File interface {
+	Read(p []byte) (int, error)
+	ReadAt(p []byte, off int64) (int, error)
+	// Write writes at the descriptor's offset, or at the end of the file
+	// when it was opened with os.O_APPEND.
+	Write(p []byte) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+	Seek(off int64, whence int) (int64, error)
+	Truncate(size int64) error
+	Sync() error
+	// Stat returns the size of the file.
+	Stat() (size int64, err error)
+	Close() error
+}
+
+// Config describes a sequence of operations. The zero value of each field
+// but Seed selects its default.
+type Config struct {
+	// Seed selects the sequence.
+	Seed int64
+	// Ops is the number of random operations, 1000 by default. The checks
+	// and the final closes come on top.
+	Ops int
+	// Names are the files the operations use: "a", "b" and "c" by default.
+	Names []string
+	// MaxFiles is the number of descriptor slots, 6 by default.
+	MaxFiles int
+	// MaxSize bounds the size of the files, 70000 bytes by default, so
+	// that files cross several 4 KiB pages.
+	MaxSize int
+	// CheckEvery is the number of random operations between checks, which
+	// read and stat every name and stat every open descriptor; 50 by
+	// default. A check comes at the end too.
+	CheckEvery int
+	// Replay, when not nil, is the sequence to apply instead of Ops(cfg):
+	// a prefix of one, or a sequence written by hand.
+	Replay []Op
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.Ops == 0 {
+		cfg.Ops = 1000
+	}
+	if len(cfg.Names) == 0 {
+		cfg.Names = []string{"a", "b", "c"}
+	}
+	if cfg.MaxFiles == 0 {
+		cfg.MaxFiles = 6
+	}
+	if cfg.MaxSize == 0 {
+		cfg.MaxSize = 70000
+	}
+	if cfg.CheckEvery == 0 {
+		cfg.CheckEvery = 50
+	}
+	return cfg
+}
+
+// Run applies the sequence cfg describes to a and b in lockstep. It returns
+// nil, or a *Difference for the first operation whose results differ.
+func Run(cfg Config, a, b FS) error {
+	return run(cfg, newLocal(a), newLocal(b))
+}
+
+// recent is the number of operations a Difference shows before its own.
+const recent = 20
+
+func run(cfg Config, a, b *local) error {
+	cfg = cfg.withDefaults()
+	ops := cfg.Replay
+	if ops == nil {
+		ops = Ops(cfg)
+	}
+	defer a.closeAll()
+	defer b.closeAll()
+	for i, op := range ops {
+		if ra, rb := a.apply(op), b.apply(op); !ra.same(rb, op.Kind) {
+			return &Difference{Seed: cfg.Seed, Op: op, A: ra, B: rb, Recent: ops[max(0, i-recent):i]}
+		}
+	}
+	return nil
+}
+
+// A Difference is the first operation whose results differ.
+type Difference struct {
+	Seed   int64
+	Op     Op
+	A, B   Result
+	Recent []Op // the operations before Op, at most 20
+}
+
+// Error describes the difference over several lines: the seed, the
+// operation, both results, where their data first differ, and the
+// operations before it.
+func (d *Difference) Error() string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "difftest: seed %d: results of %v differ\n", d.Seed, d.Op)
+	fmt.Fprintf(&s, "\ta: %v\n\tb: %v\n", d.A.describe(d.Op.Kind), d.B.describe(d.Op.Kind))
+	if line := dataDiff(d.A.Data, d.B.Data); line != "" {
+		fmt.Fprintf(&s, "\t%s\n", line)
+	}
+	s.WriteString("the operations before it:\n")
+	for _, op := range d.Recent {
+		fmt.Fprintf(&s, "\t%v\n", op)
+	}
+	return s.String()
+}

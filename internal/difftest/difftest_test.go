@@ -1,0 +1,213 @@
+package difftest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+// ops returns n, or n/10 under -short.
+func ops(n int) int {
+	if testing.Short() {
+		return n / 10
+	}
+	return n
+}
+
+// TestDirDir runs sequences on two local directories, which must agree.
+// The seeds run in parallel: most of their time is spent waiting for the
+// disk, on fsync and on ext4's flush at the close of a truncated file.
+func TestDirDir(t *testing.T) {
+	for seed := range int64(3) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{Seed: seed, Ops: ops(20000)}
+			if err := Run(cfg, Dir(t.TempDir()), Dir(t.TempDir())); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestDirAfero(t *testing.T) {
+	for seed := range int64(3) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{Seed: 100 + seed, Ops: ops(20000)}
+			b := afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())
+			if err := Run(cfg, Dir(t.TempDir()), Afero(b, nil)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestReplay(t *testing.T) {
+	cfg := Config{Seed: 7, Ops: 3000}
+	seq := Ops(cfg)
+	if !reflect.DeepEqual(seq, Ops(cfg)) {
+		t.Fatal("a seed gives two sequences")
+	}
+	if reflect.DeepEqual(seq, Ops(Config{Seed: 8, Ops: 3000})) {
+		t.Fatal("two seeds give one sequence")
+	}
+	// A shorter sequence begins the longer one, but for its last check and
+	// the closes before it.
+	short := Ops(Config{Seed: 7, Ops: 1000})
+	n := len(short) - 6
+	for short[n-1].Kind == KindClose {
+		n--
+	}
+	if !reflect.DeepEqual(short[:n], seq[:n]) {
+		t.Fatal("a shorter sequence is not a prefix")
+	}
+	for i, op := range seq {
+		if op.Index != i {
+			t.Fatalf("op %d has index %d", i, op.Index)
+		}
+	}
+	var kinds = map[Kind]int{}
+	for _, op := range seq {
+		kinds[op.Kind]++
+	}
+	for _, w := range weights {
+		if kinds[w.kind] == 0 {
+			t.Errorf("no %s in %d operations", w.kind, len(seq))
+		}
+	}
+}
+
+func TestReplayConfig(t *testing.T) {
+	seq := []Op{
+		{Index: 0, Kind: KindOpen, Slot: 2, Name: "x", Flag: os.O_WRONLY | os.O_CREATE | os.O_APPEND},
+		{Index: 1, Kind: KindWrite, Slot: 2, Len: 40},
+		{Index: 2, Kind: KindReadFile, Name: "x"},
+	}
+	drop := &brokenFS{FS: Dir(t.TempDir()), dropWrite: 1}
+	err := Run(Config{Replay: seq}, Dir(t.TempDir()), drop)
+	var d *Difference
+	if !errors.As(err, &d) || d.Op != seq[2] {
+		t.Fatalf("Run = %v, want a difference at %v", err, seq[2])
+	}
+}
+
+func TestData(t *testing.T) {
+	got := string(Op{Index: 12, Len: 40}.Data())
+	if want := "#12+0..........\n#12+16.........\n#12+32.."; got != want {
+		t.Fatalf("Data = %q, want %q", got, want)
+	}
+}
+
+// brokenFS is an FS with bugs for the harness to find.
+type brokenFS struct {
+	FS
+	dropWrite int  // when not zero, every dropWrite-th Write or WriteAt drops its last byte
+	seekEnd   bool // whether Seek from the end seeks from the start
+	writes    int
+}
+
+func (b *brokenFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
+	f, err := b.FS.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return brokenFile{f, b}, nil
+}
+
+type brokenFile struct {
+	File
+	fs *brokenFS
+}
+
+// short returns p, or p less its last byte when the write is one to drop.
+func (f brokenFile) short(p []byte) []byte {
+	f.fs.writes++
+	if f.fs.dropWrite != 0 && f.fs.writes%f.fs.dropWrite == 0 {
+		return p[:len(p)-1]
+	}
+	return p
+}
+
+func (f brokenFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(f.short(p))
+	if err == nil {
+		n = len(p)
+	}
+	return n, err
+}
+
+func (f brokenFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.File.WriteAt(f.short(p), off)
+	if err == nil {
+		n = len(p)
+	}
+	return n, err
+}
+
+func (f brokenFile) Seek(off int64, whence int) (int64, error) {
+	if f.fs.seekEnd && whence == io.SeekEnd {
+		whence = io.SeekStart
+	}
+	return f.File.Seek(off, whence)
+}
+
+func TestBroken(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fs   brokenFS
+		kind []Kind // the kinds of operations that can see the bug
+	}{
+		{"dropped writes", brokenFS{dropWrite: 100}, []Kind{KindRead, KindReadAt, KindReadFile, KindStat, KindFstat, KindSeek}},
+		{"seek end", brokenFS{seekEnd: true}, []Kind{KindSeek}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fs.FS = Dir(t.TempDir())
+			err := Run(Config{Seed: 3, Ops: 5000}, Dir(t.TempDir()), &tc.fs)
+			var d *Difference
+			if !errors.As(err, &d) {
+				t.Fatalf("Run = %v, want a *Difference", err)
+			}
+			if !strings.Contains(err.Error(), d.Op.String()) || !strings.Contains(err.Error(), "seed 3") {
+				t.Errorf("error does not name the seed and %v:\n%v", d.Op, err)
+			}
+			if want := min(recent, d.Op.Index); len(d.Recent) != want {
+				t.Errorf("%d recent operations, want %d", len(d.Recent), want)
+			}
+			found := false
+			for _, k := range tc.kind {
+				found = found || d.Op.Kind == k
+			}
+			if !found {
+				t.Errorf("difference at %v, want one of %v", d.Op, tc.kind)
+			}
+			t.Logf("%v", err)
+		})
+	}
+}
+
+func TestClass(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{io.EOF, "EOF"},
+		{&os.PathError{Op: "open", Path: "x", Err: os.ErrNotExist}, "ErrNotExist"},
+		{&os.PathError{Op: "write", Path: "x", Err: syscall.EBADF}, "EBADF"},
+		{&os.PathError{Op: "seek", Path: "x", Err: syscall.EINVAL}, "ErrInvalid"},
+		{fmt.Errorf("x: %w", os.ErrInvalid), "ErrInvalid"},
+		{os.ErrClosed, "ErrClosed"},
+		{errors.New("x"), "other"},
+	} {
+		if got := Class(tc.err); got != tc.want {
+			t.Errorf("Class(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
