@@ -224,3 +224,36 @@ func (l *local) closeAll() {
 		delete(l.files, k)
 	}
 }
+
+// side is one side of a run: an FS in this process and, in a split run,
+// the child that holds the descriptors of odd slots and applies the
+// operations by name at odd indexes.
+type side struct {
+	local *local
+	child *Child
+}
+
+func (s side) apply(op Op) (Result, error) {
+	n := op.Index
+	if op.Kind.onSlot() {
+		n = op.Slot
+	}
+	if s.child != nil && n%2 == 1 {
+		return s.child.apply(op)
+	}
+	return s.local.apply(op), nil
+}
+
+// closeAll closes the side's open descriptors, in both processes.
+func (s side) closeAll(slots int) error {
+	s.local.closeAll()
+	if s.child == nil {
+		return nil
+	}
+	for k := 1; k < slots; k += 2 {
+		if _, err := s.child.apply(Op{Kind: KindClose, Slot: k}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

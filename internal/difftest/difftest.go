@@ -18,9 +18,35 @@
 // io.EOF with a short read where other io.ReaderAt implementations may
 // not; so the harness compares n and the data, and EOF-ness only when
 // n == 0, where both sides must say io.EOF.
+//
+// # Two processes
+//
+// RunSplit runs the descriptors of odd slots, and the operations by name
+// of odd indexes, in a second process on the same directory, served by
+// Serve and reached through a Child, to catch what one process's caches
+// hide from another. A test re-executes its own binary as the child:
+//
+//	func TestMain(m *testing.M) {
+//		if dir := os.Getenv("DIFFTEST_DIR"); dir != "" {
+//			if err := difftest.Serve(os.Stdin, os.Stdout, difftest.Dir(dir)); err != nil {
+//				fmt.Fprintln(os.Stderr, err)
+//				os.Exit(1)
+//			}
+//			os.Exit(0)
+//		}
+//		os.Exit(m.Run())
+//	}
+//
+//	cmd := exec.Command(os.Args[0])
+//	cmd.Env = append(os.Environ(), "DIFFTEST_DIR="+dir)
+//	child, err := difftest.StartChild(cmd)
+//
+// The child exits when its standard input closes: on Child.Close, or
+// when the test process dies.
 package difftest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -100,22 +126,40 @@ func (cfg Config) withDefaults() Config {
 // Run applies the sequence cfg describes to a and b in lockstep. It returns
 // nil, or a *Difference for the first operation whose results differ.
 func Run(cfg Config, a, b FS) error {
-	return run(cfg, newLocal(a), newLocal(b))
+	return run(cfg, side{local: newLocal(a)}, side{local: newLocal(b)})
+}
+
+// RunSplit is Run with each side split between two processes: a's and
+// b's descriptors in odd slots live in ac and bc, which must operate on the
+// same files as a and b, and so do the operations by name at odd indexes.
+func RunSplit(cfg Config, a FS, ac *Child, b FS, bc *Child) error {
+	return run(cfg, side{local: newLocal(a), child: ac}, side{local: newLocal(b), child: bc})
 }
 
 // recent is the number of operations a Difference shows before its own.
 const recent = 20
 
-func run(cfg Config, a, b *local) error {
+func run(cfg Config, a, b side) (err error) {
 	cfg = cfg.withDefaults()
 	ops := cfg.Replay
 	if ops == nil {
 		ops = Ops(cfg)
 	}
-	defer a.closeAll()
-	defer b.closeAll()
+	defer func() {
+		if cerr := errors.Join(a.closeAll(cfg.MaxFiles), b.closeAll(cfg.MaxFiles)); err == nil {
+			err = cerr
+		}
+	}()
 	for i, op := range ops {
-		if ra, rb := a.apply(op), b.apply(op); !ra.same(rb, op.Kind) {
+		ra, err := a.apply(op)
+		if err != nil {
+			return fmt.Errorf("difftest: side a, %v: %w", op, err)
+		}
+		rb, err := b.apply(op)
+		if err != nil {
+			return fmt.Errorf("difftest: side b, %v: %w", op, err)
+		}
+		if !ra.same(rb, op.Kind) {
 			return &Difference{Seed: cfg.Seed, Op: op, A: ra, B: rb, Recent: ops[max(0, i-recent):i]}
 		}
 	}

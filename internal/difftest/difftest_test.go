@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"syscall"
@@ -12,6 +13,20 @@ import (
 
 	"github.com/spf13/afero"
 )
+
+// childEnv names the directory a re-executed test binary serves.
+const childEnv = "DIFFTEST_CHILD_DIR"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childEnv); dir != "" {
+		if err := Serve(os.Stdin, os.Stdout, Dir(dir)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // ops returns n, or n/10 under -short.
 func ops(n int) int {
@@ -46,6 +61,56 @@ func TestDirAfero(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestSplit runs odd slots in a child process on the same directories.
+func TestSplit(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	ac, bc := startChild(t, a), startChild(t, b)
+	cfg := Config{Seed: 1, Ops: ops(3000)}
+	if err := RunSplit(cfg, Dir(a), ac, Dir(b), bc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Child{ac, bc} {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func startChild(t *testing.T, dir string) *Child {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
+	c, err := StartChild(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestSplitShared checks that a split run shares its files between its
+// processes: a file written by one is read by the other.
+func TestSplitShared(t *testing.T) {
+	dir := t.TempDir()
+	c := startChild(t, dir)
+	s := side{local: newLocal(Dir(dir)), child: c}
+	for _, op := range []Op{
+		{Index: 0, Kind: KindOpen, Slot: 1, Name: "a", Flag: os.O_RDWR | os.O_CREATE},
+		{Index: 1, Kind: KindWrite, Slot: 1, Len: 5},
+		{Index: 2, Kind: KindOpen, Slot: 0, Name: "a"},
+	} {
+		if r, err := s.apply(op); err != nil || r.Err != "" {
+			t.Fatalf("%v: %+v, %v", op, r, err)
+		}
+	}
+	r, err := s.apply(Op{Index: 3, Kind: KindReadAt, Slot: 0, Len: 10})
+	if want := (Op{Index: 1, Len: 5}).Data(); err != nil || string(r.Data) != string(want) {
+		t.Fatalf("read %q, %v; want %q", r.Data, err, want)
+	}
+	if err := s.closeAll(2); err != nil {
+		t.Fatal(err)
 	}
 }
 
