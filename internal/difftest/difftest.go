@@ -55,28 +55,41 @@ import (
 // FS is a filesystem a sequence runs on. Names are slash-separated and
 // relative to the filesystem's root.
 type FS interface {
+	// OpenFile opens the named file as os.OpenFile does.
 	OpenFile(name string, flag int, perm os.FileMode) (File, error)
+	// Truncate changes the size of the named file.
 	Truncate(name string, size int64) error
+	// Rename renames a file, replacing any file newname names.
 	Rename(oldname, newname string) error
+	// Remove unlinks the named file.
 	Remove(name string) error
 	// Stat returns the size of the named file.
 	Stat(name string) (size int64, err error)
+	// ReadFile returns the content of the named file.
 	ReadFile(name string) ([]byte, error)
 }
 
 // File is an open descriptor of an FS.
 type File interface {
+	// Read reads at the descriptor's offset and advances it.
 	Read(p []byte) (int, error)
+	// ReadAt reads at off, as io.ReaderAt does.
 	ReadAt(p []byte, off int64) (int, error)
 	// Write writes at the descriptor's offset, or at the end of the file
-	// when it was opened with os.O_APPEND.
+	// when it was opened with os.O_APPEND, and advances the offset.
 	Write(p []byte) (int, error)
+	// WriteAt writes at off; it is never called on a descriptor opened
+	// with os.O_APPEND.
 	WriteAt(p []byte, off int64) (int, error)
+	// Seek sets the descriptor's offset, as io.Seeker does.
 	Seek(off int64, whence int) (int64, error)
+	// Truncate changes the size of the file.
 	Truncate(size int64) error
+	// Sync commits the file to storage.
 	Sync() error
 	// Stat returns the size of the file.
 	Stat() (size int64, err error)
+	// Close closes the descriptor.
 	Close() error
 }
 
@@ -168,10 +181,10 @@ func run(cfg Config, a, b side) (err error) {
 
 // A Difference is the first operation whose results differ.
 type Difference struct {
-	Seed   int64
-	Op     Op
-	A, B   Result
-	Recent []Op // the operations before Op, at most 20
+	Seed   int64  // the Config's seed
+	Op     Op     // the operation
+	A, B   Result // its results on each side
+	Recent []Op   // the operations before Op, at most 20
 }
 
 // Error describes the difference over several lines: the seed, the
