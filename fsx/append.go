@@ -18,21 +18,10 @@ import (
 // the result in place. The encoding of data that starts at a block boundary
 // is then the tail of the encoding of the whole.
 type appendEdit struct {
-	f       *file
+	ino     *inode
 	codec   core.BlockCodec
 	srcSize int64  // the decoded size of f.src
 	pending []byte // the appended data
-}
-
-// newAppendEdit returns an appendEdit for f, or false when f's codec cannot
-// append in place: it is not a core.BlockCodec, or it declares blocks whose
-// encoding depends on the blocks before (as a running checksum does).
-func (f *file) newAppendEdit() (*appendEdit, bool) {
-	bc, ok := f.fsys.codec.(core.BlockCodec)
-	if !ok || !f.fsys.inPlace || f.src.Load().layout == nil || !bc.WriteLayout().Independent {
-		return nil, false
-	}
-	return &appendEdit{f: f, codec: bc, srcSize: f.src.Load().layout.Size}, true
 }
 
 // encodeBlocks returns the encoding of p by bc without the header the codec
@@ -66,7 +55,7 @@ func (a *appendEdit) readAt(p []byte, off int64) (int, error) {
 	n := 0
 	if off < a.srcSize {
 		want := min(int64(len(p)), a.srcSize-off)
-		m, err := a.f.src.Load().ReadAt(p[:want], off)
+		m, err := a.ino.src.ReadAt(p[:want], off)
 		if int64(m) < want {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
@@ -84,15 +73,11 @@ func (a *appendEdit) readAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-func (a *appendEdit) plain() ([]byte, error) {
-	data, err := readAll(a.f.src.Load())
-	return append(data, a.pending...), err
-}
-
 // commit appends the data to the stored file as it is now: another file may
 // have appended to it since this one began, as with os.O_APPEND.
 func (a *appendEdit) commit() error {
-	bf, err := a.f.fsys.base.OpenFile(a.f.stored, os.O_RDWR, 0)
+	stored, _ := a.ino.storedPath()
+	bf, err := a.ino.fsys.base.OpenFile(stored, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
@@ -112,7 +97,7 @@ func (a *appendEdit) appendTo(bf afero.File) error {
 	if err != nil {
 		return err
 	}
-	src, err := newSource(a.f.fsys.decoders, bf, info.Size())
+	src, err := newSource(a.ino.fsys.decoders, bf, info.Size())
 	if err != nil {
 		return err
 	}
@@ -181,7 +166,7 @@ func writeTail(bf afero.File, tail []byte, off, size int64) error {
 // rewrite stores src's content followed by the appended data through a
 // temporary file.
 func (a *appendEdit) rewrite(src *source) error {
-	s, err := a.f.newStream(src)
+	s, err := a.ino.newStream(src)
 	if err != nil {
 		return err
 	}

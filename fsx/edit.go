@@ -16,16 +16,10 @@ import (
 	"github.com/spf13/afero"
 )
 
-// MaxBuffer is the largest decoded size of a file that can be read through
-// a file opened for writing while it holds writes at offsets other than its
-// end: such a read holds the whole plain content in memory until Close or
-// Sync. Writes and truncations alone never do (see stageEdit).
-const MaxBuffer = 1 << 31
-
 // streamEdit encodes sequential writes into a temporary file next to the
 // stored one, which replaces it on commit.
 type streamEdit struct {
-	f   *file
+	ino *inode
 	tmp *atomicfile.File
 	buf *bufio.Writer
 	enc io.WriteCloser
@@ -34,13 +28,14 @@ type streamEdit struct {
 }
 
 // newStream starts a stream whose content begins with prefix's, if any.
-func (f *file) newStream(prefix *source) (*streamEdit, error) {
-	tmp, err := f.createTemp()
+// ino.mu is held.
+func (ino *inode) newStream(prefix *source) (*streamEdit, error) {
+	tmp, err := ino.createTemp()
 	if err != nil {
 		return nil, err
 	}
-	s := &streamEdit{f: f, tmp: tmp, buf: bufio.NewWriterSize(tmp, 64<<10)}
-	s.enc = f.fsys.codec.NewEncodeWriter(s.buf)
+	s := &streamEdit{ino: ino, tmp: tmp, buf: bufio.NewWriterSize(tmp, 64<<10)}
+	s.enc = ino.fsys.codec.NewEncodeWriter(s.buf)
 	if prefix != nil {
 		s.n, err = io.Copy(s.enc, &cursor{src: prefix})
 		if err != nil {
@@ -53,14 +48,15 @@ func (f *file) newStream(prefix *source) (*streamEdit, error) {
 
 // createTemp creates an empty temporary file next to the stored file, with
 // the stored file's permissions, after removing what crashed processes left
-// in that directory.
-func (f *file) createTemp() (*atomicfile.File, error) {
-	f.fsys.removeStale(filepath.Dir(f.stored))
-	tmp, err := atomicfile.Create(f.fsys.base, f.stored, 0o600)
+// in that directory. ino.mu is held.
+func (ino *inode) createTemp() (*atomicfile.File, error) {
+	stored, _ := ino.storedPath()
+	ino.fsys.removeStale(filepath.Dir(stored))
+	tmp, err := atomicfile.Create(ino.fsys.base, stored, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := tmp.Chmod(f.info.Mode().Perm()); err != nil {
+	if err := tmp.Chmod(ino.info.Mode() & modeBits); err != nil {
 		tmp.Abort()
 		return nil, err
 	}
@@ -90,17 +86,6 @@ func (s *streamEdit) finish() error {
 	return s.err
 }
 
-func (s *streamEdit) plain() ([]byte, error) {
-	defer s.discard()
-	src, err := s.finished()
-	if err != nil {
-		return nil, err
-	}
-	data, err := readAll(src)
-	s.err = err
-	return data, err
-}
-
 // finished finishes the stream and returns the content of the temporary
 // file, which stays the stream's until commit or discard.
 func (s *streamEdit) finished() (*source, error) {
@@ -111,7 +96,7 @@ func (s *streamEdit) finished() (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newSource(s.f.fsys.decoders, s.tmp, info.Size())
+	return newSource(s.ino.fsys.decoders, s.tmp, info.Size())
 }
 
 func (s *streamEdit) commit() error {
@@ -119,17 +104,20 @@ func (s *streamEdit) commit() error {
 		s.tmp.Abort()
 		return err
 	}
-	if err := s.keepMode(); err != nil {
+	if err := s.keepAttrs(); err != nil {
 		s.tmp.Abort()
 		return err
 	}
+	s.ino.fsys.replacing(s.ino, s.tmp)
 	return s.tmp.Commit()
 }
 
-// keepMode gives the temporary file the mode the stored file has now, which
-// a Chmod may have changed since the temporary file was made.
-func (s *streamEdit) keepMode() error {
-	info, err := s.f.fsys.base.Stat(s.f.stored)
+// keepAttrs gives the temporary file the mode and owner the stored file
+// has now (a Chmod may have changed them since the temporary file was made,
+// and a process running as root makes files root's).
+func (s *streamEdit) keepAttrs() error {
+	stored, _ := s.ino.storedPath()
+	info, err := s.ino.fsys.base.Stat(stored)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // removed meanwhile: the rename creates it again
 	}
@@ -137,12 +125,24 @@ func (s *streamEdit) keepMode() error {
 		return err
 	}
 	// Ask the temporary file itself: a base may share one FileInfo among
-	// the opens of a file (MemMapFs), so f.info may be current already.
+	// the opens of a file (MemMapFs), so ino.info may be current already.
 	tinfo, err := s.tmp.Stat()
-	if err != nil || tinfo.Mode().Perm() == info.Mode().Perm() {
+	if err != nil {
 		return err
 	}
-	return s.tmp.Chmod(info.Mode().Perm())
+	chowned := false
+	if uid, gid, ok := owner(info); ok && os.Geteuid() == 0 {
+		if tuid, tgid, _ := owner(tinfo); tuid != uid || tgid != gid {
+			if err := s.tmp.Chown(uid, gid); err != nil {
+				return err
+			}
+			chowned = true // which clears the setuid and setgid bits
+		}
+	}
+	if !chowned && tinfo.Mode()&modeBits == info.Mode()&modeBits {
+		return nil
+	}
+	return s.tmp.Chmod(info.Mode() & modeBits)
 }
 
 func (s *streamEdit) discard() { s.tmp.Abort() }
@@ -159,70 +159,6 @@ func (c *cursor) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// bufferEdit holds the whole plain content in memory. Only a read after
-// writes at other offsets than the end makes one (read.go); from then on
-// the file's writes go to it.
-type bufferEdit struct {
-	f    *file
-	data []byte
-}
-
-func (b *bufferEdit) size() (int64, error) { return int64(len(b.data)), nil }
-
-func (b *bufferEdit) writeAt(p []byte, off int64) (bool, error) {
-	end := off + int64(len(p))
-	if err := b.grow(end); err != nil {
-		return true, err
-	}
-	copy(b.data[off:], p)
-	return true, nil
-}
-
-// grow extends the content with zero bytes to size bytes, if it is shorter.
-func (b *bufferEdit) grow(size int64) error {
-	if size > MaxBuffer {
-		return ErrTooLarge
-	}
-	if gap := size - int64(len(b.data)); gap > 0 {
-		b.data = append(b.data, make([]byte, gap)...)
-	}
-	return nil
-}
-
-func (b *bufferEdit) truncate(size int64) error {
-	if size < int64(len(b.data)) {
-		b.data = b.data[:size]
-		return nil
-	}
-	return b.grow(size)
-}
-
-func (b *bufferEdit) plain() ([]byte, error) { return b.data, nil }
-
-func (b *bufferEdit) commit() error {
-	s, err := b.f.newStream(nil)
-	if err != nil {
-		return err
-	}
-	if _, err := s.writeAt(b.data, 0); err != nil {
-		s.discard()
-		return err
-	}
-	return s.commit()
-}
-
-func (b *bufferEdit) discard() {}
-
-// failedEdit stands for an edit whose commit failed: what it held is lost,
-// and every later use of the file reports why.
-type failedEdit struct{ err error }
-
-func (e failedEdit) size() (int64, error)                { return 0, e.err }
-func (e failedEdit) writeAt([]byte, int64) (bool, error) { return true, e.err }
-func (e failedEdit) plain() ([]byte, error)              { return nil, e.err }
-func (e failedEdit) commit() error                       { return e.err }
-func (e failedEdit) discard()                            {}
-
 // stageEdit holds writes at any offset, and truncations, on disk rather than
 // in memory: each written byte goes to the same offset of a sparse scratch
 // file next to the stored file, and spans records which bytes are there.
@@ -235,7 +171,7 @@ func (e failedEdit) discard()                            {}
 // file is still the one src reads (see commitInPlace); otherwise it encodes
 // the whole content into a temporary file that replaces the stored one.
 type stageEdit struct {
-	f       *file
+	ino     *inode
 	src     *source
 	srcTmp  *atomicfile.File // the finished stream src reads, or nil when src is the stored file
 	keep    int64            // src's bytes before keep are part of the content
@@ -249,60 +185,53 @@ type stageEdit struct {
 type span struct{ start, end int64 }
 
 // newStage starts a stage over src, which srcTmp holds unless it is the
-// stored file. The stage owns srcTmp from then on.
-func (f *file) newStage(src *source, srcTmp *atomicfile.File) (*stageEdit, error) {
+// stored file. The stage owns srcTmp from then on. ino.mu is held.
+func (ino *inode) newStage(src *source, srcTmp *atomicfile.File) (*stageEdit, error) {
 	size, err := src.Size()
 	if err != nil {
 		return nil, err
 	}
-	f.fsys.removeStale(filepath.Dir(f.stored))
-	scratch, err := atomicfile.Create(f.fsys.base, f.stored, 0o600)
+	stored, _ := ino.storedPath()
+	ino.fsys.removeStale(filepath.Dir(stored))
+	scratch, err := atomicfile.Create(ino.fsys.base, stored, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return &stageEdit{f: f, src: src, srcTmp: srcTmp, keep: size, n: size, scratch: scratch}, nil
+	return &stageEdit{ino: ino, src: src, srcTmp: srcTmp, keep: size, n: size, scratch: scratch}, nil
 }
 
 // stage turns the current content into a stageEdit, if it is not one yet.
-func (f *file) stage() (*stageEdit, error) {
-	switch e := f.edit.(type) {
+// ino.mu is held.
+func (ino *inode) stage() (*stageEdit, error) {
+	var s *stageEdit
+	var err error
+	switch e := ino.edit.(type) {
 	case *stageEdit:
 		return e, nil
 	case nil:
-		s, err := f.newStage(f.src.Load(), nil)
-		if err != nil {
-			return nil, err
+		if err = ino.ensureLoaded(); err == nil {
+			s, err = ino.newStage(ino.src, nil)
 		}
-		f.edit = s
-		return s, nil
 	case *streamEdit:
-		src, err := e.finished()
-		if err != nil {
-			return nil, err
+		var src *source
+		if src, err = e.finished(); err == nil {
+			if s, err = ino.newStage(src, e.tmp); err == nil {
+				ino.edit = s // it owns e's temporary file now
+				return s, nil
+			}
 		}
-		s, err := f.newStage(src, e.tmp)
-		if err != nil {
-			return nil, err
-		}
-		f.edit = s
-		return s, nil
 	case *appendEdit:
-		s, err := f.newStage(f.src.Load(), nil)
-		if err != nil {
-			return nil, err
+		if s, err = ino.newStage(ino.src, nil); err == nil {
+			if _, err = s.writeAt(e.pending, e.srcSize); err != nil {
+				s.discard()
+			}
 		}
-		if _, err := s.writeAt(e.pending, e.srcSize); err != nil {
-			s.discard()
-			return nil, err
-		}
-		f.edit = s
-		return s, nil
 	}
-	_, err := f.edit.size() // a failedEdit's error
-	if err == nil {
-		err = errors.New("fsx: internal error: no stage from this edit")
+	if err != nil {
+		return nil, err
 	}
-	return nil, err
+	ino.setEdit(s)
+	return s, nil
 }
 
 func (s *stageEdit) size() (int64, error) { return s.n, s.err }
@@ -431,18 +360,6 @@ func readFullAt(r io.ReaderAt, p []byte, off int64) error {
 	return err
 }
 
-func (s *stageEdit) plain() ([]byte, error) {
-	defer s.discard()
-	if s.n > MaxBuffer {
-		return nil, ErrTooLarge
-	}
-	data := make([]byte, s.n)
-	if _, err := s.readAt(data, 0); err != nil && err != io.EOF {
-		return nil, err
-	}
-	return data, nil
-}
-
 func (s *stageEdit) commit() error {
 	defer s.discard()
 	if s.err != nil {
@@ -461,7 +378,7 @@ const stageChunk = 256 << 10
 // rewrite encodes the whole content into a temporary file that replaces the
 // stored file.
 func (s *stageEdit) rewrite() error {
-	st, err := s.f.newStream(nil)
+	st, err := s.ino.newStream(nil)
 	if err != nil {
 		return err
 	}
@@ -502,16 +419,17 @@ func (s *stageEdit) discard() {
 // leave each rewritten block old or new, and the end as an interrupted
 // append leaves it.
 func (s *stageEdit) commitInPlace() (bool, error) {
-	bc, ok := s.f.fsys.codec.(core.BlockCodec)
+	bc, ok := s.ino.fsys.codec.(core.BlockCodec)
 	l := s.src.layout
-	if !ok || !s.f.fsys.inPlace || s.srcTmp != nil || l == nil || s.src.stored == 0 || !l.Independent || l.Form != bc.WriteLayout().Form {
+	if !ok || !s.ino.fsys.inPlace || s.srcTmp != nil || l == nil || s.src.stored == 0 || !l.Independent || l.Form != bc.WriteLayout().Form {
 		return false, nil
 	}
 	pb, eb := int64(l.PlainBlock), int64(l.EncodedBlock)
 	// The header the codec's encoder writes before the first block, which
 	// the stored file already has.
 	hdr := bc.WriteLayout().Header
-	bf, err := s.f.fsys.base.OpenFile(s.f.stored, os.O_RDWR, 0)
+	stored, _ := s.ino.storedPath()
+	bf, err := s.ino.fsys.base.OpenFile(stored, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -523,7 +441,7 @@ func (s *stageEdit) commitInPlace() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !os.SameFile(info, s.f.info) || info.Size() != s.src.stored {
+	if !os.SameFile(info, s.ino.info) || info.Size() != s.src.stored {
 		return false, nil
 	}
 

@@ -20,9 +20,6 @@ var (
 	// ErrAppendOffset is returned by WriteAt on a file opened with
 	// os.O_APPEND, whose writes always go to the end, as os.File does.
 	ErrAppendOffset = errors.New("WriteAt on a file opened with O_APPEND")
-	// ErrTooLarge is returned by a read after writes that would hold more than
-	// MaxBuffer bytes in memory.
-	ErrTooLarge = errors.New("file too large to edit in memory")
 	// ErrBadMapping is wrapped by the error New returns for a suffix or
 	// extension that cannot end a file name.
 	ErrBadMapping = errors.New("bad name mapping")
@@ -53,3 +50,7 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// modeBits are the mode bits a stored file keeps across a store: its
+// permissions and the setuid, setgid and sticky bits.
+const modeBits = os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky

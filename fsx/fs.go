@@ -25,8 +25,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/b14fs/b14fs/core"
@@ -47,6 +49,9 @@ type Fs struct {
 	inPlace bool
 
 	swept sync.Map // base directories whose stale temporary files are removed
+
+	inodes    inodeTable // the state of each stored file open
+	onReplace atomic.Pointer[func(old, new os.FileInfo)]
 }
 
 var _ afero.Fs = (*Fs)(nil)
@@ -232,11 +237,12 @@ func (f *Fs) MkdirAll(path string, perm os.FileMode) error {
 	return nil
 }
 
-// Remove removes the named file or empty directory.
+// Remove removes the named file or empty directory. Files open keep their
+// content until closed, as on a local filesystem, and store nothing more.
 func (f *Fs) Remove(name string) error {
 	t, err := f.existing(name)
 	if err == nil {
-		err = f.base.Remove(t.stored)
+		err = f.removeStored(t.stored, func() error { return f.base.Remove(t.stored) })
 	}
 	if err != nil {
 		return pathError("remove", name, err)
@@ -252,7 +258,7 @@ func (f *Fs) RemoveAll(path string) error {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotMapped):
 		return nil
 	case err == nil:
-		err = f.base.RemoveAll(t.stored)
+		err = f.removeStored(t.stored, func() error { return f.base.RemoveAll(t.stored) })
 	}
 	if err != nil {
 		return pathError("removeall", path, err)
@@ -260,8 +266,25 @@ func (f *Fs) RemoveAll(path string) error {
 	return nil
 }
 
+// removeStored runs remove, which removes the base path stored, and
+// unlinks the inodes of the files open there.
+func (f *Fs) removeStored(stored string, remove func() error) error {
+	inos := f.openUnder(stored)
+	defer f.releaseAll(inos)
+	unlock := lockInodes(inos...)
+	defer unlock()
+	if err := remove(); err != nil {
+		return err
+	}
+	f.unlink(inos)
+	return nil
+}
+
 // Rename renames a file or directory. An encoded file is stored under the
-// mapped form of newname, so newname must have one.
+// mapped form of newname, so newname must have one. Files open under the
+// old name store their content first, and under the new name from then on;
+// files open under the new name keep their content until closed, and store
+// nothing more.
 func (f *Fs) Rename(oldname, newname string) error {
 	err := f.rename(oldname, newname)
 	if err != nil {
@@ -286,7 +309,44 @@ func (f *Fs) rename(oldname, newname string) error {
 	} else if !from.info.IsDir() && !f.showsUnmapped(filepath.Base(newname)) {
 		return ErrNotMapped
 	}
-	return f.base.Rename(from.stored, to)
+	moved := f.openUnder(from.stored)
+	defer f.releaseAll(moved)
+	var victims []*inode
+	if filepath.Clean(to) != filepath.Clean(from.stored) {
+		victims = f.openUnder(to)
+		defer f.releaseAll(victims)
+	}
+	unlock := lockInodes(append(slices.Clone(moved), victims...)...)
+	defer unlock()
+	for _, ino := range moved {
+		if err := ino.commit(); err != nil {
+			return err
+		}
+	}
+	if err := f.base.Rename(from.stored, to); err != nil {
+		return err
+	}
+	f.unlink(victims)
+	f.move(moved, from.stored, to)
+	return nil
+}
+
+// move records that the inodes of inos, stored at from or under it, are
+// stored under to now.
+func (f *Fs) move(inos []*inode, from, to string) {
+	t := &f.inodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ino := range inos {
+		if ino.unlinked {
+			continue
+		}
+		if t.byPath[ino.stored] == ino {
+			delete(t.byPath, ino.stored)
+		}
+		ino.stored = to + strings.TrimPrefix(ino.stored, from)
+		t.byPath[ino.stored] = ino
+	}
 }
 
 // Stat returns a FileInfo for the named file, with its shown name and
@@ -321,15 +381,35 @@ func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
 	return f.onStored("chtimes", name, func(p string) error { return f.base.Chtimes(p, atime, mtime) })
 }
 
+// onStored runs do on the stored file of name. When the file is open, its
+// content is stored first (or storing it later would undo what do did:
+// cp -a sets a file's times before it closes it), and loaded again after.
 func (f *Fs) onStored(op, name string, do func(stored string) error) error {
 	t, err := f.existing(name)
 	if err == nil {
-		err = do(t.stored)
+		err = f.changeStored(t.stored, do)
 	}
 	if err != nil {
 		return pathError(op, name, err)
 	}
 	return nil
+}
+
+func (f *Fs) changeStored(stored string, do func(stored string) error) error {
+	ino := f.openInode(stored)
+	if ino == nil {
+		return do(stored)
+	}
+	defer f.releaseInode(ino)
+	ino.mu.Lock()
+	defer ino.mu.Unlock()
+	if err := ino.commit(); err != nil {
+		return err
+	}
+	if err := do(stored); err != nil {
+		return err
+	}
+	return ino.reload()
 }
 
 // removeStale removes the temporary files that ended processes left in the
@@ -338,5 +418,29 @@ func (f *Fs) onStored(op, name string, do func(stored string) error) error {
 func (f *Fs) removeStale(dir string) {
 	if _, done := f.swept.LoadOrStore(dir, true); !done {
 		atomicfile.RemoveStale(f.base, dir)
+	}
+}
+
+// OnReplace makes fn be called each time the Fs is about to replace a stored
+// file by a new one (a temporary file it renamed over it), with the stored
+// file's FileInfo and the new one's, so that a caller numbering files by
+// their base identity (internal/mount) can go on showing one file. It
+// replaces the function an earlier call gave. fn must not call the Fs.
+func (f *Fs) OnReplace(fn func(old, new os.FileInfo)) { f.onReplace.Store(&fn) }
+
+// replacing tells the OnReplace function that tmp is about to replace the
+// stored file of ino. ino.mu is held.
+func (f *Fs) replacing(ino *inode, tmp *atomicfile.File) {
+	fn := f.onReplace.Load()
+	if fn == nil {
+		return
+	}
+	stored, _ := ino.storedPath()
+	old, err := f.base.Stat(stored)
+	if err != nil {
+		return
+	}
+	if info, err := tmp.Stat(); err == nil {
+		(*fn)(old, info)
 	}
 }

@@ -272,8 +272,10 @@ func TestChmodChtimes(t *testing.T) {
 	})
 }
 
-// TestAtomic checks that readers see the old content until Close, and that
-// a failed replacement keeps the old content and leaves no temporary file.
+// TestAtomic checks that other programs see the old content until Close
+// (this Fs's readers see the writes at once, as on a local filesystem), and
+// that a failed replacement keeps the old content and leaves no temporary
+// file.
 func TestAtomic(t *testing.T) {
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		old := []byte("old content")
@@ -283,7 +285,8 @@ func TestAtomic(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.WriteString("new content, longer")
-		checkContent(t, fsys, "x", old)
+		checkContent(t, newFs(t, base, c), "x", old)
+		checkContent(t, fsys, "x", []byte("new content, longer"))
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -3,18 +3,27 @@ package fsx
 import (
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // fileInfo describes an encoded file as shown: its shown name and decoded
 // size, with the stored file's mode, time and system data.
 type fileInfo struct {
 	os.FileInfo
-	name string
-	size int64
+	name  string
+	size  int64
+	mtime time.Time // when set, the time of changes not stored yet
 }
 
 func (fi *fileInfo) Name() string { return fi.name }
 func (fi *fileInfo) Size() int64  { return fi.size }
+
+func (fi *fileInfo) ModTime() time.Time {
+	if !fi.mtime.IsZero() {
+		return fi.mtime
+	}
+	return fi.FileInfo.ModTime()
+}
 
 // shownInfo returns the FileInfo of the file shown as name (a path or a
 // base name), stored as described by stored, whose decoded size is size.
@@ -23,9 +32,20 @@ func shownInfo(stored os.FileInfo, name string, size int64) os.FileInfo {
 }
 
 // decodedInfo returns the FileInfo of the file shown as name and stored at
-// path. It describes the stored file as opened, which a concurrent
+// path: as its inode shows it when the file is open (with the changes not
+// stored yet), else the stored file as opened, which a concurrent
 // replacement may have made newer than a listing's FileInfo.
 func (f *Fs) decodedInfo(name, path string) (os.FileInfo, error) {
+	ino, err := f.current(path)
+	if err != nil {
+		return nil, err
+	}
+	if ino != nil {
+		defer f.releaseInode(ino)
+		ino.mu.Lock()
+		defer ino.mu.Unlock()
+		return ino.shownInfo(name)
+	}
 	bf, err := f.base.Open(path)
 	if err != nil {
 		return nil, err

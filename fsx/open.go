@@ -54,19 +54,30 @@ func (f *Fs) openEncoded(name string, t target, flag int, perm os.FileMode) (*fi
 			return nil, err
 		}
 	}
-	file := &file{fsys: f, name: name, stored: t.stored, flag: flag}
-	err := file.load()
-	if err == nil && (t.info == nil || flag&os.O_TRUNC != 0) && flag&accessMode != os.O_RDONLY {
+	ino, err := f.acquire(t.stored)
+	if err != nil {
+		if created {
+			f.base.Remove(t.stored)
+		}
+		return nil, err
+	}
+	file := &file{ino: ino, name: name, flag: flag}
+	ino.mu.Lock()
+	if (t.info == nil || flag&os.O_TRUNC != 0) && flag&accessMode != os.O_RDONLY {
 		// Even when the file is empty already, so that Close stores the
 		// codec's encoding of no data.
 		var s *streamEdit
-		if s, err = file.newStream(nil); err == nil {
-			file.edit = s
-		} else {
-			file.release()
+		if s, err = ino.newStream(nil); err == nil {
+			ino.setEdit(s)
+			file.changed = true
 		}
 	}
+	if err == nil {
+		ino.opens[file] = struct{}{}
+	}
+	ino.mu.Unlock()
 	if err != nil {
+		f.releaseInode(ino)
 		if created {
 			f.base.Remove(t.stored)
 		}

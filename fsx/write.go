@@ -1,10 +1,17 @@
 package fsx
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"syscall"
 
 	"github.com/b14fs/b14fs/core"
 )
+
+// appendHold is how much appended data an inode holds in memory before it
+// moves its changes to a stage on disk (see stageEdit).
+const appendHold = 8 << 20
 
 // Write writes p at the current offset, or at the end of the file when it
 // was opened with os.O_APPEND.
@@ -14,16 +21,24 @@ func (f *file) Write(p []byte) (int, error) {
 	if err := f.check("write", os.O_WRONLY); err != nil {
 		return 0, err
 	}
-	if f.flag&os.O_APPEND != 0 {
-		size, err := f.size()
+	ino := f.ino
+	ino.mu.Lock()
+	defer ino.mu.Unlock()
+	if err := f.failed("write"); err != nil {
+		return 0, err
+	}
+	appending := f.flag&os.O_APPEND != 0
+	if appending {
+		size, err := ino.size()
 		if err != nil {
 			return 0, pathError("write", f.name, err)
 		}
 		f.off = size
 	}
-	if err := f.writeAt(p, f.off); err != nil {
+	if err := ino.writeAt(p, f.off, appending); err != nil {
 		return 0, pathError("write", f.name, err)
 	}
+	f.changed = f.changed || len(p) > 0
 	f.off += int64(len(p))
 	return len(p), nil
 }
@@ -34,8 +49,6 @@ func (f *file) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
 // WriteAt writes p at offset off. It is an error on a file opened with
 // os.O_APPEND.
 func (f *file) WriteAt(p []byte, off int64) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if err := f.check("write", os.O_WRONLY); err != nil {
 		return 0, err
 	}
@@ -45,26 +58,40 @@ func (f *file) WriteAt(p []byte, off int64) (int, error) {
 	case off < 0:
 		return 0, pathError("write", f.name, errNegativeOffset)
 	}
-	if err := f.writeAt(p, off); err != nil {
+	f.ino.mu.Lock()
+	defer f.ino.mu.Unlock()
+	if err := f.failed("write"); err != nil {
+		return 0, err
+	}
+	if err := f.ino.writeAt(p, off, false); err != nil {
 		return 0, pathError("write", f.name, err)
 	}
+	f.changed = f.changed || len(p) > 0
 	return len(p), nil
 }
 
-func (f *file) writeAt(p []byte, off int64) error {
+// writeAt writes p at off into the content; appending tells a write at the
+// end of a file opened with os.O_APPEND. ino.mu is held.
+func (ino *inode) writeAt(p []byte, off int64, appending bool) error {
 	if len(p) == 0 {
 		return nil
 	}
-	if f.edit == nil {
-		if err := f.startEdit(off); err != nil {
+	if ino.edit == nil {
+		if err := ino.startEdit(off, appending); err != nil {
 			return err
 		}
 	}
-	ok, err := f.edit.writeAt(p, off)
-	if err != nil || ok {
+	ok, err := ino.edit.writeAt(p, off)
+	if err != nil {
 		return err
 	}
-	s, err := f.stage()
+	if ok {
+		if a, isAppend := ino.edit.(*appendEdit); isAppend && len(a.pending) > appendHold {
+			_, err = ino.stage()
+		}
+		return err
+	}
+	s, err := ino.stage()
 	if err != nil {
 		return err
 	}
@@ -73,123 +100,90 @@ func (f *file) writeAt(p []byte, off int64) error {
 }
 
 // startEdit begins the edit that suits a first write at off: an in-place
-// append for os.O_APPEND on a non-empty block codec file that allows it, a
-// stream when writing at the end, a stage on disk otherwise.
-func (f *file) startEdit(off int64) error {
-	size, err := f.src.Load().Size()
+// append for os.O_APPEND on a block codec file that allows it, a stream
+// when writing at the end, a stage on disk otherwise. ino.mu is held.
+func (ino *inode) startEdit(off int64, appending bool) error {
+	size, err := ino.size()
 	if err != nil {
 		return err
 	}
-	switch {
-	case f.flag&os.O_APPEND != 0 && size > 0:
-		if a, ok := f.newAppendEdit(); ok {
-			f.edit = a
+	if appending {
+		if a, ok := ino.newAppendEdit(size); ok {
+			ino.setEdit(a)
 			return nil
 		}
-		fallthrough
-	case f.flag&os.O_APPEND != 0 && size == 0:
-		// Appends to an empty file are held as appends too, so that of
-		// several files appending at once, every one lands: the first
-		// Close stores the file, the others append to it in place.
-		if a, ok := f.emptyAppendEdit(); ok {
-			f.edit = a
-			return nil
-		}
-		fallthrough
-	case off == size:
-		s, err := f.newStream(f.src.Load())
+	}
+	if off == size {
+		s, err := ino.newStream(ino.src)
 		if err != nil {
 			return err
 		}
-		f.edit = s
+		ino.setEdit(s)
 		return nil
 	}
-	_, err = f.stage()
+	_, err = ino.stage()
 	return err
-}
-
-// buffer turns the current content into a bufferEdit, if it is not one yet:
-// the whole plain content in memory, which only a read after writes at
-// other offsets than the end needs (read.go).
-func (f *file) buffer() (*bufferEdit, error) {
-	if b, ok := f.edit.(*bufferEdit); ok {
-		return b, nil
-	}
-	size, err := f.size()
-	if err != nil {
-		return nil, err
-	}
-	if size > MaxBuffer {
-		return nil, ErrTooLarge
-	}
-	var data []byte
-	if f.edit == nil {
-		data, err = readAll(f.src.Load())
-	} else {
-		data, err = f.edit.plain()
-	}
-	if err != nil {
-		return nil, err
-	}
-	b := &bufferEdit{f: f, data: data}
-	f.edit = b
-	return b, nil
 }
 
 // Truncate changes the decoded size of the file.
 func (f *file) Truncate(size int64) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if err := f.check("truncate", os.O_WRONLY); err != nil {
+		if errors.Is(err, ErrReadOnly) {
+			// ftruncate(2) of a descriptor opened read-only: EINVAL.
+			return pathError("truncate", f.name, fmt.Errorf("%w (%w)", ErrReadOnly, syscall.EINVAL))
+		}
 		return err
 	}
 	if size < 0 {
 		return pathError("truncate", f.name, errNegativeOffset)
 	}
-	if err := f.truncate(size); err != nil {
+	f.ino.mu.Lock()
+	defer f.ino.mu.Unlock()
+	if err := f.failed("truncate"); err != nil {
+		return err
+	}
+	if err := f.ino.truncate(size); err != nil {
 		return pathError("truncate", f.name, err)
 	}
+	f.changed = true
 	return nil
 }
 
-func (f *file) truncate(size int64) error {
-	cur, err := f.size()
+// truncate sets the content's size. ino.mu is held.
+func (ino *inode) truncate(size int64) error {
+	cur, err := ino.size()
 	switch {
 	case err != nil:
 		return err
 	case size == cur:
 		return nil
 	case size == 0:
-		s, err := f.newStream(nil)
+		s, err := ino.newStream(nil)
 		if err != nil {
 			return err
 		}
-		if f.edit != nil {
-			f.edit.discard()
-		}
-		f.edit = s
+		ino.setEdit(s)
 		return nil
 	}
-	if b, ok := f.edit.(*bufferEdit); ok {
-		return b.truncate(size)
-	}
-	s, err := f.stage()
+	s, err := ino.stage()
 	if err != nil {
 		return err
 	}
 	return s.truncate(size)
 }
 
-// emptyAppendEdit returns an appendEdit for a file whose stored content is
-// empty, or false when the codec could not append in place to a non-empty
-// file either.
-func (f *file) emptyAppendEdit() (*appendEdit, bool) {
-	bc, ok := f.fsys.codec.(core.BlockCodec)
-	if !ok || !f.fsys.inPlace {
+// newAppendEdit returns an appendEdit for a content of size bytes, or false
+// when the codec cannot append in place: it is not a core.BlockCodec, it
+// declares blocks whose encoding depends on the blocks before (as a running
+// checksum does), the base cannot change files in place, or the stored file
+// is not empty and has no layout. Appends to an empty file are held as
+// appends too, so that of several programs appending at once, every one
+// lands: the first store writes the file, the others append to it in place.
+// ino.mu is held.
+func (ino *inode) newAppendEdit(size int64) (*appendEdit, bool) {
+	bc, ok := ino.fsys.codec.(core.BlockCodec)
+	if !ok || !ino.fsys.inPlace || !bc.WriteLayout().Independent || size > 0 && ino.src.layout == nil {
 		return nil, false
 	}
-	if !bc.WriteLayout().Independent {
-		return nil, false
-	}
-	return &appendEdit{f: f, codec: bc}, true
+	return &appendEdit{ino: ino, codec: bc, srcSize: size}, true
 }

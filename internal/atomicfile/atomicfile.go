@@ -198,6 +198,15 @@ func (f *File) Chmod(mode os.FileMode) error {
 	return f.fsys.Chmod(f.name, mode)
 }
 
+// Chown sets the temporary file's owner and group, as the target's will be
+// after Commit. A Replacement keeps no owner: it does nothing then.
+func (f *File) Chown(uid, gid int) error {
+	if f.repl != nil {
+		return nil
+	}
+	return f.fsys.Chown(f.name, uid, gid)
+}
+
 // Commit flushes the file to stable storage, renames it over its target and
 // flushes the directory, so that the new content is there after a crash.
 // On failure the temporary file is removed and the target is as it was. A

@@ -60,11 +60,14 @@ func TestReplacedWhileOpen(t *testing.T) {
 	}
 }
 
-// TestRewriteWhileReading rewrites a file (O_TRUNC) over and over, 200 kB
-// of A and 100 kB of B in turn, while readers read it whole: every read is
-// one of the two, whole; never NUL bytes nobody wrote, never a failure.
+// TestRewriteWhileReading rewrites a file through the mount (O_TRUNC) over
+// and over, 200 kB of A and 100 kB of B in turn, while other programs read
+// the stored file (through an Fs of their own): every read is one of the
+// two, whole, since each is stored through a temporary file renamed over
+// the old; never NUL bytes nobody wrote, never a failure.
 func TestRewriteWhileReading(t *testing.T) {
 	tm := mountNew(t)
+	other := tm.otherView()
 	a, b := bytes.Repeat([]byte("A"), 200000), bytes.Repeat([]byte("B"), 100000)
 	if err := os.WriteFile(tm.at("f"), a, 0o644); err != nil {
 		t.Fatal(err)
@@ -79,7 +82,7 @@ func TestRewriteWhileReading(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) {
-				got, err := os.ReadFile(tm.at("f"))
+				got, err := afero.ReadFile(other, "f")
 				mu.Lock()
 				reads++
 				if err != nil || !(bytes.Equal(got, a) || bytes.Equal(got, b)) {
@@ -148,7 +151,9 @@ func TestConcurrentWriters(t *testing.T) {
 	for range 2 {
 		loop(func(int) error {
 			b, err := os.ReadFile(tm.at("f"))
-			if err == nil && len(b) != 100000 && len(b) != 0 {
+			if err == nil && len(b) > 100000 {
+				// Shorter: read while it was being written, as on a
+				// local file system.
 				err = fmt.Errorf("read %d bytes", len(b))
 			}
 			if os.IsNotExist(err) {

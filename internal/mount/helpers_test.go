@@ -216,3 +216,16 @@ func mustFsx(t testing.TB, base afero.Fs, c core.Codec) *fsx.Fs {
 	}
 	return fsys
 }
+
+// otherView returns the mount's directory as another program sees it: an
+// fsx of its own over the stored files, with base16384, sharing nothing
+// with the mount.
+func (tm *testMount) otherView() *fsx.Fs {
+	tm.t.Helper()
+	base, err := rootfs.Open(tm.back)
+	if err != nil {
+		tm.t.Fatal(err)
+	}
+	tm.t.Cleanup(func() { base.Close() })
+	return mustFsx(tm.t, base, base16384.NewCodec())
+}

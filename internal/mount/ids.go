@@ -73,17 +73,6 @@ func (t *table) bind(n *node, info os.FileInfo) {
 // info describes: the node already showing that base file, or a new one.
 func (t *table) child(ctx context.Context, parent *node, name string, info os.FileInfo) *fs.Inode {
 	mode := fileType(info.Mode())
-	if old := parent.GetChild(name); old != nil && old.Mode() == mode && mode == syscall.S_IFREG {
-		if on := old.Operations().(*node); on.replaced(info) {
-			// A commit through the mount may be replacing the base
-			// file of the node shown there, whose new base file it
-			// then is: wait for it to be bound.
-			on.waitStores()
-			if again, err := parent.m.lstat(joinPath(mustPath(parent), name)); err == nil {
-				info = again
-			}
-		}
-	}
 	if key, ok := keyOf(info); ok {
 		t.mu.Lock()
 		c := t.byKey[key]
@@ -145,21 +134,26 @@ func (n *node) unbind() {
 	n.unbindLocked()
 }
 
-// rebind records that n now shows the base file info describes, after the
-// mount replaced n's base file. It keeps n's inode number.
-func (n *node) rebind(info os.FileInfo) {
-	key, ok := keyOf(info)
-	t := &n.m.ids
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n.hasKey && key == n.key {
+// replacedBase records that the base file old describes is being replaced
+// by the one new describes (fsx stores a file's new content through a
+// temporary file renamed over it): the node showing old shows new from now
+// on, under its inode number, as programs expect of one file that was
+// written (sqlite checks that its open database keeps its number).
+func (t *table) replacedBase(old, new os.FileInfo) {
+	okey, ok1 := keyOf(old)
+	nkey, ok2 := keyOf(new)
+	if !ok1 || !ok2 {
 		return
 	}
-	n.unbindLocked()
-	if ok {
-		n.key, n.hasKey = key, true
-		t.byKey[key] = n
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.byKey[okey]
+	if n == nil {
+		return
 	}
+	delete(t.byKey, okey)
+	n.key = nkey
+	t.byKey[nkey] = n
 }
 
 // currentKey returns the identity of n's base file as last known.

@@ -15,16 +15,25 @@ import (
 	"time"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/difftest"
 	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
 // TestMain lets a test run this binary as a mount process of its own
 // (B14FS_MOUNT_HELPER=DIR, B14FS_MOUNT_POINT=MOUNTPOINT), so that what the
-// mount alone takes can be measured.
+// mount alone takes can be measured; or as the second process of a
+// differential test (see startDiffChild).
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("B14FS_MOUNT_HELPER"); dir != "" {
 		os.Exit(mountHelper(dir, os.Getenv("B14FS_MOUNT_POINT")))
+	}
+	if dir := os.Getenv(childDirEnv); dir != "" {
+		if err := difftest.Serve(os.Stdin, os.Stdout, difftest.Dir(dir)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	iofs "io/fs"
 	"os"
 	"os/exec"
@@ -24,7 +23,6 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/spf13/afero"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
 )
 
@@ -326,6 +324,9 @@ type mnt struct {
 func newMount(fsys afero.Fs, opts Options) (*mnt, *node, error) {
 	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{})}
 	m.ids.init()
+	if fx, ok := fsys.(*fsx.Fs); ok {
+		fx.OnReplace(m.ids.replacedBase)
+	}
 	info, err := m.lstat("/")
 	if err != nil {
 		return nil, nil, err
@@ -338,39 +339,39 @@ func newMount(fsys afero.Fs, opts Options) (*mnt, *node, error) {
 
 // lstat describes the named file, directory or link without following a
 // link (when fsys can tell links apart).
-func (m *mnt) lstat(name string) (info os.FileInfo, err error) {
-	retry(func() error {
-		if ls, ok := m.fsys.(afero.Lstater); ok {
-			info, _, err = ls.LstatIfPossible(name)
-		} else {
-			info, err = m.fsys.Stat(name)
-		}
-		return err
-	})
-	return info, err
-}
-
-// open opens the named file.
-func (m *mnt) open(name string, flag int, perm os.FileMode) (f afero.File, err error) {
-	retry(func() error {
-		f, err = m.fsys.OpenFile(name, flag, perm)
-		return err
-	})
-	return f, err
-}
-
-// retry runs do again, a few times over some milliseconds, while it fails
-// in a way that a file being changed in place can make it fail: bad data or
-// data cut short, where another program is appending to the file or
-// rewriting its blocks. A file that is bad stays so, and fails.
-func retry(do func() error) {
-	for try := 0; ; try++ {
-		err := do()
-		if err == nil || try == 3 || !(errors.Is(err, core.ErrInvalidData) || errors.Is(err, io.ErrUnexpectedEOF)) {
-			return
-		}
-		time.Sleep(time.Duration(1+try*4) * time.Millisecond)
+func (m *mnt) lstat(name string) (os.FileInfo, error) {
+	if ls, ok := m.fsys.(afero.Lstater); ok {
+		info, _, err := ls.LstatIfPossible(name)
+		return info, err
 	}
+	return m.fsys.Stat(name)
+}
+
+// own gives what the mount just made at p the caller's owner, when the
+// mount serves other users as root (allow_other), as a local file system
+// makes a file its creator's; and the setuid, setgid and sticky bits of
+// perm, which the base may not take at creation.
+func (m *mnt) own(ctx context.Context, p string, perm os.FileMode, link bool) syscall.Errno {
+	if c, ok := fuse.FromContext(ctx); ok && os.Geteuid() == 0 && m.opts.AllowOther && (c.Uid != 0 || c.Gid != 0) {
+		var err error
+		if lc, ok := m.fsys.(lchowner); ok && link {
+			err = lc.Lchown(p, int(c.Uid), int(c.Gid))
+		} else if !link {
+			err = m.fsys.Chown(p, int(c.Uid), int(c.Gid))
+		}
+		if err != nil {
+			return m.errno(err)
+		}
+	}
+	if !link && perm&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky) != 0 {
+		return m.errno(m.fsys.Chmod(p, perm))
+	}
+	return 0
+}
+
+// An lchowner changes the owner of a link itself.
+type lchowner interface {
+	Lchown(name string, uid, gid int) error
 }
 
 // errno maps an error from the file system to the errno the kernel gets,
@@ -413,8 +414,6 @@ func errno(err error) syscall.Errno {
 		return syscall.EINVAL
 	case errors.Is(err, iofs.ErrClosed), errors.Is(err, fsx.ErrReadOnly), errors.Is(err, fsx.ErrWriteOnly):
 		return syscall.EBADF
-	case errors.Is(err, fsx.ErrTooLarge):
-		return syscall.EFBIG
 	case errors.Is(err, errors.ErrUnsupported):
 		// What the base cannot do, such as a rename on S3.
 		return syscall.ENOTSUP

@@ -1,7 +1,6 @@
 package mount
 
 import (
-	"cmp"
 	"context"
 	iofs "io/fs"
 	"os"
@@ -19,7 +18,9 @@ import (
 )
 
 // node is a file, directory or link of the served file system. Its path is
-// asked of the inode tree each time, so it stays right across renames.
+// asked of the inode tree each time, so it stays right across renames. Its
+// content, when it is a file, is the file system's: the node keeps only
+// its identity (the inode number shown) and its open handles.
 type node struct {
 	fs.Inode
 	m   *mnt
@@ -29,23 +30,8 @@ type node struct {
 	key    backingKey // the base file shown, when hasKey
 	hasKey bool
 
-	// Commits through the mount hold commit, from before the base file is
-	// changed until n is bound to the new one, and a lookup of n's name
-	// that finds another base file there waits for it, so that it does not
-	// take the new base file of a commit for another file (table.child).
-	commit sync.RWMutex
-
-	// removed is set when n's name is removed (or renamed over) through
-	// the mount: the writes its open handles hold are dropped, not stored,
-	// as a local file system drops them with the file.
-	removed atomic.Bool
-
-	mu         sync.Mutex
-	handles    map[*handle]struct{}
-	lastWriter *handle
-	gen        uint64 // the count of writes the mount stored into this file
-	rewrite    uint64 // gen of the last of them that was not an append
-	owner      *[2]uint32
+	mu      sync.Mutex
+	handles map[*handle]struct{}
 }
 
 var (
@@ -152,13 +138,6 @@ func fillAttr(a *fuse.Attr, info os.FileInfo) {
 	a.Mtime, a.Mtimensec = uint64(t.Unix()), uint32(t.Nanosecond())
 }
 
-// noteOwner remembers the owner of n's base file as last seen.
-func (n *node) noteOwner(a *fuse.Attr) {
-	n.mu.Lock()
-	n.owner = &[2]uint32{a.Uid, a.Gid}
-	n.mu.Unlock()
-}
-
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	p, ok := n.childPath(name)
 	if !ok {
@@ -169,11 +148,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		return nil, n.m.errno(err)
 	}
 	fillAttr(&out.Attr, info)
-	child := n.m.ids.child(ctx, n, name, info)
-	c := child.Operations().(*node)
-	c.noteOwner(&out.Attr)
-	c.writerSize(&out.Attr)
-	return child, 0
+	return n.m.ids.child(ctx, n, name, info), 0
 }
 
 // Readdir lists the directory, "." and ".." first. It works out no sizes.
@@ -216,42 +191,26 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return fs.NewListDirStream(entries), 0
 }
 
-// Getattr reports the file as a handle holding writes not yet stored sees
-// it (its size), as the base has it otherwise, or, for a file removed while
-// open, as an open handle has it.
-func (n *node) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	if h := n.pendingWriter(); h != nil {
-		if info, ok := h.stat(); ok {
-			fillAttr(&out.Attr, info)
-			return 0
-		}
+// Getattr describes the file at n's name (fsx shows the changes open files
+// hold, not stored yet), or, for a file removed while open, as an open
+// handle has it. A request that names a handle goes to the handle.
+func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if h, ok := fh.(*handle); ok {
+		return h.Getattr(ctx, out)
 	}
-	p, ok := n.path()
 	var err error = iofs.ErrNotExist
-	if ok {
+	if p, ok := n.path(); ok {
 		var info os.FileInfo
-		if info, err = n.m.lstat(p); err == nil {
-			if n.replaced(info) {
-				// Another file is at n's name now (replaced underneath;
-				// the kernel looks the name up again soon): n is what
-				// its open handles have.
-				if h := n.anyHandle(); h != nil {
-					if hinfo, ok := h.stat(); ok {
-						fillAttr(&out.Attr, hinfo)
-						return 0
-					}
-				}
-			}
+		if info, err = n.m.lstat(p); err == nil && !n.replaced(info) {
 			fillAttr(&out.Attr, info)
-			n.noteOwner(&out.Attr)
 			return 0
 		}
 	}
 	if h := n.anyHandle(); h != nil {
-		if info, ok := h.stat(); ok {
-			fillAttr(&out.Attr, info)
-			return 0
-		}
+		return h.Getattr(ctx, out)
+	}
+	if err == nil {
+		return syscall.ENOENT // another file at the name: n is gone
 	}
 	return n.m.errno(err)
 }
@@ -265,16 +224,6 @@ func (n *node) replaced(info os.FileInfo) bool {
 	}
 	nkey, nok := n.currentKey()
 	return nok && key != nkey
-}
-
-// writerSize sets a's size to what a handle holding writes not yet stored
-// sees, if there is one.
-func (n *node) writerSize(a *fuse.Attr) {
-	if h := n.pendingWriter(); h != nil {
-		if info, ok := h.stat(); ok {
-			a.Size = uint64(max(info.Size(), 0))
-		}
-	}
 }
 
 func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
@@ -301,12 +250,6 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	if setMode || setUID || setGID || setM || setA {
 		if !ok {
 			return syscall.ENOENT
-		}
-		// Store pending writes first, or storing them later would undo
-		// this (a new mode kept, but a new time lost): cp -a sets both
-		// before it closes.
-		if e := n.syncWriters(); e != 0 {
-			return e
 		}
 		if setMode {
 			if err := n.m.fsys.Chmod(p, osMode(mode)); err != nil {
@@ -350,23 +293,17 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 
 // truncatePath sets the size of the file at p, for truncate(2) of a name
 // or ftruncate of a file opened read-only: through a file of its own,
-// stored at once. A handle holding writes stores them when it closes, over
-// this (the last close wins).
+// closed at once, which stores the file's content.
 func (n *node) truncatePath(p string, size int64) syscall.Errno {
-	f, err := n.m.open(p, os.O_RDWR, 0)
+	f, err := n.m.fsys.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
 		return n.m.errno(err)
 	}
-	cur, err := f.Stat()
-	if err != nil || cur.Size() == size {
-		f.Close()
-		return n.m.errno(err)
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Truncate(size); err != nil {
-		f.Close()
-		return n.m.errno(err)
-	}
-	return n.m.errno(n.store(f.Close, size >= cur.Size()))
+	return n.m.errno(err)
 }
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
@@ -384,26 +321,14 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if trunc && acc == syscall.O_RDONLY {
 		fl = fl&^syscall.O_ACCMODE | syscall.O_RDWR
 	}
-	// The store count goes with the file opened: a store that ends before
-	// the handle counts it must not pass for one the handle has seen,
-	// which would let it read on into another version (see
-	// handle.refresh).
-	n.commit.RLock()
-	f, err := n.m.open(p, fl, 0)
-	gen := n.storeCount()
-	n.commit.RUnlock()
+	f, err := n.m.fsys.OpenFile(p, fl, 0)
 	if err != nil {
 		return nil, 0, n.m.errno(err)
 	}
 	if hook := testHookOpened.Load(); hook != nil {
 		(*hook)()
 	}
-	h := n.newHandle(f, fl, write, gen)
-	if trunc {
-		h.dirty.Store(true)
-		h.appendOnly = false
-	}
-	return h, n.m.openFlags(), 0
+	return n.newHandle(f, fl, write), n.m.openFlags(), 0
 }
 
 // openFlags returns the FOPEN flags of every open: direct I/O, so that
@@ -425,9 +350,14 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		return nil, nil, 0, syscall.ENOENT
 	}
 	fl := int(flags)&(syscall.O_ACCMODE|syscall.O_TRUNC|syscall.O_APPEND|syscall.O_EXCL) | os.O_CREATE
-	f, err := n.m.open(p, fl, osMode(mode))
+	perm := osMode(mode)
+	f, err := n.m.fsys.OpenFile(p, fl, perm.Perm())
 	if err != nil {
 		return nil, nil, 0, n.createErrno(err)
+	}
+	if e := n.m.own(ctx, p, perm, false); e != 0 {
+		f.Close()
+		return nil, nil, 0, e
 	}
 	info, err := f.Stat()
 	if err != nil {
@@ -436,11 +366,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	}
 	fillAttr(&out.Attr, info)
 	child := n.m.ids.child(ctx, n, name, info)
-	c := child.Operations().(*node)
-	c.noteOwner(&out.Attr)
-	h := c.newHandle(f, fl, true, c.storeCount())
-	h.dirty.Store(true) // so that close stores the codec's encoding of no data
-	h.appendOnly = false
+	h := child.Operations().(*node).newHandle(f, fl, true)
 	return child, h, n.m.openFlags(), 0
 }
 
@@ -461,8 +387,13 @@ func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	if err := n.m.fsys.Mkdir(p, osMode(mode)); err != nil {
+	perm := osMode(mode)
+	if err := n.m.fsys.Mkdir(p, perm.Perm()); err != nil {
 		return nil, n.m.errno(err)
+	}
+	if e := n.m.own(ctx, p, perm, false); e != 0 {
+		n.m.fsys.Remove(p)
+		return nil, e
 	}
 	return n.newEntry(ctx, name, p, out)
 }
@@ -474,9 +405,7 @@ func (n *node) newEntry(ctx context.Context, name, p string, out *fuse.EntryOut)
 		return nil, n.m.errno(err)
 	}
 	fillAttr(&out.Attr, info)
-	child := n.m.ids.child(ctx, n, name, info)
-	child.Operations().(*node).noteOwner(&out.Attr)
-	return child, 0
+	return n.m.ids.child(ctx, n, name, info), 0
 }
 
 func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -493,6 +422,10 @@ func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 	}
 	if err := ln.SymlinkIfPossible(target, p); err != nil {
 		return nil, n.createErrno(err)
+	}
+	if e := n.m.own(ctx, p, 0, true); e != 0 {
+		n.m.fsys.Remove(p)
+		return nil, e
 	}
 	return n.newEntry(ctx, name, p, out)
 }
@@ -544,11 +477,9 @@ func (n *node) remove(name string) syscall.Errno {
 	return 0
 }
 
-// gone records that n's name was removed through the mount.
-func (n *node) gone() {
-	n.removed.Store(true)
-	n.unbind()
-}
+// gone records that n's name was removed through the mount: a file made
+// at its name later is another one.
+func (n *node) gone() { n.unbind() }
 
 func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
 	if !n.m.opts.Writable {
@@ -570,51 +501,13 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		}
 	}
 	victim := newParent.EmbeddedInode().GetChild(newName)
-	var writers []*handle
-	if moved := n.GetChild(name); moved != nil && moved.Mode() == syscall.S_IFREG {
-		// Its open files store their writes under the old name: store
-		// what they hold now, and reopen them under the new one after.
-		writers = moved.Operations().(*node).lockWriters()
-		defer unlockAll(writers)
-		for _, h := range writers {
-			if e := h.syncLocked(); e != 0 {
-				return e
-			}
-		}
-	}
 	if err := n.m.fsys.Rename(from, to); err != nil {
 		return n.createErrno(err)
-	}
-	for _, h := range writers {
-		h.reopenLocked(to)
 	}
 	if victim != nil && victim != n.GetChild(name) {
 		victim.Operations().(*node).gone()
 	}
 	return 0
-}
-
-// lockWriters locks n's open handles that write and returns them.
-func (n *node) lockWriters() []*handle {
-	n.mu.Lock()
-	var hs []*handle
-	for h := range n.handles {
-		if h.writable {
-			hs = append(hs, h)
-		}
-	}
-	n.mu.Unlock()
-	slices.SortFunc(hs, func(a, b *handle) int { return cmp.Compare(a.seq, b.seq) })
-	for _, h := range hs {
-		h.mu.Lock()
-	}
-	return hs
-}
-
-func unlockAll(hs []*handle) {
-	for _, h := range hs {
-		h.mu.Unlock()
-	}
 }
 
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
@@ -628,21 +521,9 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 // making its handle.
 var testHookOpened atomic.Pointer[func()]
 
-// storeCount returns how many writes the mount stored into n.
-func (n *node) storeCount() uint64 {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.gen
-}
-
-// newHandle opens a handle on n for the file f, opened with flags when n
-// had seen gen stores.
-func (n *node) newHandle(f afero.File, flags int, write bool, gen uint64) *handle {
-	h := &handle{n: n, f: f, writable: write, append: flags&syscall.O_APPEND != 0, appendOnly: true,
-		seq: handleSeq.Add(1), reopen: flags &^ (syscall.O_TRUNC | syscall.O_CREAT | syscall.O_EXCL)}
-	if info, err := f.Stat(); err == nil {
-		h.noteLoaded(info)
-	}
+// newHandle opens a handle on n for the file f, opened with flags.
+func (n *node) newHandle(f afero.File, flags int, write bool) *handle {
+	h := &handle{n: n, f: f, writable: write, append: flags&syscall.O_APPEND != 0}
 	n.m.openMu.Lock()
 	n.m.handles[h] = struct{}{}
 	n.m.openMu.Unlock()
@@ -651,7 +532,6 @@ func (n *node) newHandle(f afero.File, flags int, write bool, gen uint64) *handl
 		n.handles = make(map[*handle]struct{})
 	}
 	n.handles[h] = struct{}{}
-	h.gen, h.seen = gen, gen
 	n.mu.Unlock()
 	return h
 }
@@ -663,33 +543,7 @@ func (n *node) dropHandle(h *handle) {
 	n.m.openMu.Unlock()
 	n.mu.Lock()
 	delete(n.handles, h)
-	if n.lastWriter == h {
-		n.lastWriter = nil
-	}
 	n.mu.Unlock()
-}
-
-// noteWriter records that h wrote last.
-func (n *node) noteWriter(h *handle) {
-	n.mu.Lock()
-	n.lastWriter = h
-	n.mu.Unlock()
-}
-
-// pendingWriter returns a handle holding writes not yet stored, the one
-// that wrote last if it is one, or nil.
-func (n *node) pendingWriter() *handle {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if h := n.lastWriter; h != nil && h.dirty.Load() {
-		return h
-	}
-	for h := range n.handles {
-		if h.dirty.Load() {
-			return h
-		}
-	}
-	return nil
 }
 
 // anyHandle returns an open handle of n, or nil.
@@ -700,84 +554,4 @@ func (n *node) anyHandle() *handle {
 		return h
 	}
 	return nil
-}
-
-// syncWriters stores the pending writes of n's handles.
-func (n *node) syncWriters() syscall.Errno {
-	n.mu.Lock()
-	var hs []*handle
-	for h := range n.handles {
-		if h.dirty.Load() {
-			hs = append(hs, h)
-		}
-	}
-	n.mu.Unlock()
-	for _, h := range hs {
-		if e := h.sync(); e != 0 {
-			return e
-		}
-	}
-	return 0
-}
-
-// store runs commit, which stores writes through the mount (a Sync or
-// Close of an fsx file), and then committed if it stored something.
-func (n *node) store(commit func() error, appendOnly bool) error {
-	n.commit.Lock()
-	defer n.commit.Unlock()
-	if err := commit(); err != nil {
-		return err
-	}
-	n.committed(appendOnly)
-	return nil
-}
-
-// waitStores waits for the commits running on n to finish.
-func (n *node) waitStores() {
-	n.commit.RLock()
-	//lint:ignore SA2001 a barrier: it waits for the commit running
-	n.commit.RUnlock()
-}
-
-// committed records that a write through the mount was stored: the base
-// file may be a new one (a write stored through a temporary file), which n
-// goes on showing under its inode number, with its owner kept; open readers
-// may move on to it (see handle.refresh); and the kernel drops what it
-// cached of the file.
-func (n *node) committed(appendOnly bool) {
-	if p, ok := n.path(); ok {
-		if info, err := n.m.lstat(p); err == nil && info.Mode().IsRegular() {
-			n.keepOwner(p, info)
-			n.rebind(info)
-		}
-	}
-	n.mu.Lock()
-	n.gen++
-	if !appendOnly {
-		n.rewrite = n.gen
-	}
-	n.mu.Unlock()
-	if n.m.opts.Cache {
-		// Before close returns: the kernel's page cache must not serve
-		// the old data to the next open.
-		n.NotifyContent(0, 0)
-	} else {
-		go n.NotifyContent(0, 0) // attributes only: no page cache
-	}
-}
-
-// keepOwner gives the base file at p the owner n's file had before a write
-// replaced it, which running as root would otherwise make root's.
-func (n *node) keepOwner(p string, info os.FileInfo) {
-	n.mu.Lock()
-	owner := n.owner
-	n.mu.Unlock()
-	if owner == nil || os.Geteuid() != 0 {
-		return
-	}
-	var a fuse.Attr
-	if !fillSys(&a, info) || (a.Uid == owner[0] && a.Gid == owner[1]) {
-		return
-	}
-	n.m.log(n.m.fsys.Chown(p, int(owner[0]), int(owner[1])))
 }

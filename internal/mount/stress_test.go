@@ -29,15 +29,17 @@ func stressDuration() time.Duration {
 // TestStress runs 8 writers and 8 readers on a writable mount at once, over
 // files each writer has to itself and files writers share:
 //
-//   - 2 writers rewrite shared file "rewrite" whole (O_TRUNC) with content
-//     naming the writer and version, of varying length;
+//   - 2 writers replace shared file "rewrite" whole, as editors do (a new
+//     file renamed over it), with content naming the writer and version, of
+//     varying length;
 //   - 2 writers append lines to shared file "log" (O_APPEND), a few a time;
 //   - 4 writers write random ranges in place of their own 256 KiB files
 //     "own0".."own3", with letters naming the version, and sometimes
 //     truncate and regrow them.
 //
-// Every read must be a state some writer produced, under the close-to-open
-// rule of docs/mount.md: "rewrite" whole as one of its versions; "log" whole
+// Every read must be a state some writer produced, as on a local file
+// system: "rewrite" whole as one of its versions (a reader goes on reading
+// the file it opened, after another is renamed over it); "log" whole
 // lines, each writer's in order; an own file letters only, no longer than
 // its writer made it (a read may end early where the writer cut the file
 // meanwhile, as on a local file system). No read may fail.
@@ -160,7 +162,11 @@ func TestStress(t *testing.T) {
 		loop(uint64(w), func(r *rand.Rand) error {
 			v++
 			n := 1 + r.IntN(300000)
-			if err := os.WriteFile(tm.at("rewrite"), rewriteContent(w, v, n), 0o644); err != nil {
+			tmp := tm.at(fmt.Sprintf("rewrite.new%d", w))
+			if err := os.WriteFile(tmp, rewriteContent(w, v, n), 0o644); err != nil {
+				return fmt.Errorf("rewrite writer %d: %w", w, err)
+			}
+			if err := os.Rename(tmp, tm.at("rewrite")); err != nil {
 				return fmt.Errorf("rewrite writer %d: %w", w, err)
 			}
 			lastRewrite[w].Store(int64(v)<<32 | int64(n))

@@ -42,7 +42,7 @@ var requestErrors = []error{
 	fs.ErrNotExist, fs.ErrExist, fs.ErrPermission, fs.ErrInvalid, errors.ErrUnsupported,
 	syscall.ENOTDIR, syscall.EISDIR, syscall.ENOTEMPTY, syscall.ENAMETOOLONG, syscall.EXDEV,
 	syscall.EINVAL, syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG,
-	fsx.ErrNotMapped, fsx.ErrReadOnly, fsx.ErrWriteOnly, fsx.ErrAppendOffset, fsx.ErrTooLarge,
+	fsx.ErrNotMapped, fsx.ErrReadOnly, fsx.ErrWriteOnly, fsx.ErrAppendOffset,
 }
 
 // noteFailure records err in ctx's failure when it is a failure of the

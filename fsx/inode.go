@@ -1,0 +1,446 @@
+package fsx
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// An inode is the state of one stored file, shared by every open of it
+// through one Fs, as a kernel's inode and page cache are shared by the
+// descriptors of a file: its content as stored (src), and the changes not
+// stored yet (edit), which every open reads and writes. Sync or Close of
+// any open stores that one state, so no close can bring back content that
+// another open, or a writer before it, stored since.
+//
+// Changes made to the stored file by others than this Fs follow one rule
+// (docs/fsx.md): while the inode holds no changes, it moves on to the
+// stored file as it is now when an open or a Stat finds it changed, and a
+// read that reaches the end looks again at the file it has open (an append
+// by another program). While it holds changes, they are this Fs's until
+// stored, and storing them replaces what others wrote meanwhile.
+type inode struct {
+	fsys *Fs
+	seq  uint64 // the order inodes were made in, for locking several
+
+	// Guarded by fsys.inodes.mu.
+	stored   string // the base path
+	unlinked bool   // removed or renamed over: stores nothing any more
+	refs     int    // open files
+
+	mu     sync.RWMutex // guards the fields below; read-locked by reads of src alone
+	info   os.FileInfo  // the stored file's, as of the last load
+	base   afero.File   // the stored file, open for reading
+	baseAt *baseReaderAt
+	src    *source // the stored content
+	edit   edit    // nil while the content is src's
+	opens  map[*file]struct{}
+	dirty  time.Time // when the first change not yet stored was made
+}
+
+// An edit is a change to a file's content not yet stored.
+type edit interface {
+	size() (int64, error)
+	// writeAt writes p at off, or returns false when this edit cannot take
+	// that write.
+	writeAt(p []byte, off int64) (bool, error)
+	// commit stores the content, ending the edit.
+	commit() error
+	// discard drops the edit.
+	discard()
+}
+
+// inodeTable holds the inodes of an Fs's open files, by stored path.
+type inodeTable struct {
+	mu     sync.Mutex
+	byPath map[string]*inode
+	seq    uint64
+}
+
+// acquire returns the inode of the stored file at path, loaded, with one
+// more reference, making and loading it if no file of it is open.
+func (f *Fs) acquire(path string) (*inode, error) {
+	if ino, err := f.current(path); ino != nil || err != nil {
+		return ino, err
+	}
+	t := &f.inodes
+	t.mu.Lock()
+	if ino := t.byPath[path]; ino != nil {
+		// Made meanwhile.
+		t.mu.Unlock()
+		return f.acquire(path)
+	}
+	if t.byPath == nil {
+		t.byPath = make(map[string]*inode)
+	}
+	t.seq++
+	ino := &inode{fsys: f, seq: t.seq, stored: path, refs: 1, opens: make(map[*file]struct{})}
+	ino.mu.Lock()
+	t.byPath[path] = ino
+	t.mu.Unlock()
+	err := ino.load()
+	ino.mu.Unlock()
+	if err != nil {
+		f.releaseInode(ino)
+		return nil, err
+	}
+	return ino, nil
+}
+
+// current returns the inode of the files open at path, with one more
+// reference, brought up to date with the stored file (see revalidate), or
+// nil when there is none. An inode whose stored file another program
+// replaced is left to the files that have it open, which go on reading
+// what they opened, as on a local filesystem: current returns nil then.
+func (f *Fs) current(path string) (*inode, error) {
+	ino := f.openInode(path)
+	if ino == nil {
+		return nil, nil
+	}
+	ino.mu.Lock()
+	stale, err := ino.revalidate()
+	if stale {
+		f.unlink([]*inode{ino})
+	}
+	ino.mu.Unlock()
+	if stale || err != nil {
+		f.releaseInode(ino)
+		return nil, err
+	}
+	return ino, nil
+}
+
+// releaseInode drops a reference to ino, and when it was the last, forgets
+// ino and releases what it holds, dropping changes it still holds (those
+// of a removed file).
+func (f *Fs) releaseInode(ino *inode) {
+	t := &f.inodes
+	t.mu.Lock()
+	ino.refs--
+	last := ino.refs == 0
+	if last && t.byPath[ino.stored] == ino {
+		delete(t.byPath, ino.stored)
+	}
+	t.mu.Unlock()
+	if !last {
+		return
+	}
+	ino.mu.Lock()
+	defer ino.mu.Unlock()
+	if ino.edit != nil {
+		ino.edit.discard()
+		ino.edit = nil
+	}
+	ino.unload()
+}
+
+// openInode returns the inode of the stored file at path when a file of it
+// is open, with one more reference, or nil.
+func (f *Fs) openInode(path string) *inode {
+	t := &f.inodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ino := t.byPath[path]
+	if ino != nil {
+		ino.refs++
+	}
+	return ino
+}
+
+// storedPath returns where ino is stored, and false once it is removed.
+func (ino *inode) storedPath() (string, bool) {
+	t := &ino.fsys.inodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return ino.stored, !ino.unlinked
+}
+
+// load opens the stored file and reads its layout. ino.mu is held.
+func (ino *inode) load() error {
+	path, _ := ino.storedPath()
+	bf, err := ino.fsys.base.Open(path)
+	if err != nil {
+		return err
+	}
+	info, err := bf.Stat()
+	switch {
+	case err == nil && info.IsDir(): // a directory named like a stored file
+		err = errIsDir
+	case err == nil:
+		at := newBaseReaderAt(bf)
+		var src *source
+		if src, err = newSource(ino.fsys.decoders, at, info.Size()); err == nil {
+			ino.src, ino.baseAt = src, at
+		}
+	}
+	if err != nil {
+		bf.Close()
+		return err
+	}
+	ino.base, ino.info = bf, info
+	return nil
+}
+
+// unload closes what load opened. ino.mu is held.
+func (ino *inode) unload() {
+	if ino.base != nil {
+		ino.src.close()
+		ino.base.Close()
+		ino.base, ino.src = nil, nil
+	}
+}
+
+// reload loads the stored file again, after a store or a change by
+// another program. When that fails, the inode holds nothing loaded, and
+// its next use tries again (ensureLoaded). ino.mu is held.
+func (ino *inode) reload() error {
+	ino.unload()
+	return ino.load()
+}
+
+// ensureLoaded loads the stored file if a reload failed. ino.mu is held.
+func (ino *inode) ensureLoaded() error {
+	if ino.base != nil {
+		return nil
+	}
+	return ino.load()
+}
+
+// revalidate brings a clean inode up to date with the stored file at its
+// name: it loads the file again when another program changed it in place,
+// and reports stale when another file is there now (or, on a base without
+// file identities, when the file's size or time changed: a replacement,
+// for all it can tell). ino.mu is held.
+func (ino *inode) revalidate() (stale bool, err error) {
+	path, linked := ino.storedPath()
+	if ino.edit != nil || !linked || ino.base == nil {
+		return false, ino.ensureLoaded()
+	}
+	info, err := ino.fsys.base.Stat(path)
+	switch {
+	case err != nil || sameVersion(info, ino.info):
+		return false, nil // the next operation on the name reports what is wrong
+	case hasIdentity(info) && os.SameFile(info, ino.info):
+		return false, ino.reload()
+	}
+	return true, nil
+}
+
+// refreshOpen looks again at the file a clean inode has open, after a read
+// reached the end of its content or for an open file's Stat, and reports
+// whether it changed: another program appended to it or changed it in
+// place. Only bases whose files have identities are asked (a local disk);
+// over a network each such look would cost a round trip. ino.mu is held.
+func (ino *inode) refreshOpen() bool {
+	if ino.edit != nil || ino.base == nil {
+		return false
+	}
+	if !hasIdentity(ino.info) {
+		return false
+	}
+	info, err := ino.base.Stat()
+	if err != nil || sameVersion(info, ino.info) {
+		return false
+	}
+	src, err := newSource(ino.fsys.decoders, ino.baseAt, info.Size())
+	if err != nil {
+		return false
+	}
+	ino.src.close()
+	ino.src, ino.info = src, info
+	return true
+}
+
+// sameVersion reports whether a and b describe the same stored file at the
+// same size and modification time.
+func sameVersion(a, b os.FileInfo) bool {
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && sameFile(a, b)
+}
+
+// sameFile reports whether a and b describe one stored file, as far as the
+// base tells (bases without file identities: yes).
+func sameFile(a, b os.FileInfo) bool {
+	return !hasIdentity(a) || os.SameFile(a, b)
+}
+
+// size returns the content's decoded size. ino.mu is held.
+func (ino *inode) size() (int64, error) {
+	if ino.edit != nil {
+		return ino.edit.size()
+	}
+	if err := ino.ensureLoaded(); err != nil {
+		return 0, err
+	}
+	return ino.src.Size()
+}
+
+// readAt reads the content at off for the open file f, as io.ReaderAt
+// does. Reads of a clean inode run concurrently.
+func (ino *inode) readAt(f *file, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errNegativeOffset
+	}
+	ino.mu.RLock()
+	if f.err != nil {
+		ino.mu.RUnlock()
+		return 0, f.err
+	}
+	if ino.edit == nil && ino.src != nil {
+		n, err := ino.src.ReadAt(p, off)
+		ino.mu.RUnlock()
+		if n == len(p) || err != io.EOF {
+			return n, err
+		}
+		ino.mu.Lock()
+		defer ino.mu.Unlock()
+		if !ino.refreshOpen() {
+			return n, err
+		}
+		m, err := ino.readAtLocked(p[n:], off+int64(n))
+		return n + m, err
+	}
+	ino.mu.RUnlock()
+	ino.mu.Lock()
+	defer ino.mu.Unlock()
+	return ino.readAtLocked(p, off)
+}
+
+// readAtLocked reads the content at off. ino.mu is held.
+func (ino *inode) readAtLocked(p []byte, off int64) (int, error) {
+	switch e := ino.edit.(type) {
+	case nil:
+		if err := ino.ensureLoaded(); err != nil {
+			return 0, err
+		}
+		return ino.src.ReadAt(p, off)
+	case *appendEdit:
+		return e.readAt(p, off)
+	}
+	s, err := ino.stage()
+	if err != nil {
+		return 0, err
+	}
+	return s.readAt(p, off)
+}
+
+// commit stores the changes the inode holds, if any, and loads what it
+// stored. A removed file's changes stay held until its last close drops
+// them, as a local filesystem drops a removed file's data. A failure drops
+// the changes (the stored file is as it was) and is reported by every file
+// open now at its next operation. ino.mu is held.
+func (ino *inode) commit() error {
+	if ino.edit == nil {
+		return nil
+	}
+	if _, linked := ino.storedPath(); !linked {
+		return nil
+	}
+	err := ino.edit.commit()
+	ino.edit = nil
+	for f := range ino.opens {
+		f.changed = false
+		if err != nil && f.err == nil {
+			f.err = err
+		}
+	}
+	if err != nil {
+		if rerr := ino.reload(); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	return ino.reload()
+}
+
+// setEdit replaces the inode's changes with e. ino.mu is held.
+func (ino *inode) setEdit(e edit) {
+	if ino.edit != nil && ino.edit != e {
+		ino.edit.discard()
+	}
+	if ino.edit == nil {
+		ino.dirty = time.Now()
+	}
+	ino.edit = e
+}
+
+// shownInfo returns the stored file's FileInfo as the inode shows it: its
+// decoded size, and for a file holding changes, the time of the first.
+// ino.mu is held.
+func (ino *inode) shownInfo(name string) (os.FileInfo, error) {
+	size, err := ino.size()
+	if err != nil {
+		return nil, err
+	}
+	info := ino.info
+	if _, linked := ino.storedPath(); !linked && ino.base != nil {
+		if now, err := ino.base.Stat(); err == nil {
+			info = now // its link count is 0 now
+		}
+	}
+	fi := &fileInfo{FileInfo: info, name: filepath.Base(name), size: size}
+	if ino.edit != nil {
+		fi.mtime = ino.dirty
+	}
+	return fi, nil
+}
+
+// lockInodes locks the given inodes (nil ones left out) in the order they
+// were made, so that two callers locking the same ones cannot deadlock, and
+// returns the function that unlocks them.
+func lockInodes(inos ...*inode) (unlock func()) {
+	inos = slices.DeleteFunc(slices.Clone(inos), func(i *inode) bool { return i == nil })
+	slices.SortFunc(inos, func(a, b *inode) int { return int(a.seq - b.seq) })
+	inos = slices.Compact(inos)
+	for _, ino := range inos {
+		ino.mu.Lock()
+	}
+	return func() {
+		for _, ino := range inos {
+			ino.mu.Unlock()
+		}
+	}
+}
+
+// openUnder returns the inodes of the files open at path or under it (a
+// directory), each with one more reference.
+func (f *Fs) openUnder(path string) []*inode {
+	t := &f.inodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var inos []*inode
+	for p, ino := range t.byPath {
+		if p == path || strings.HasPrefix(p, strings.TrimSuffix(path, "/")+"/") || isRoot(path) {
+			ino.refs++
+			inos = append(inos, ino)
+		}
+	}
+	return inos
+}
+
+// releaseAll drops a reference to each of inos.
+func (f *Fs) releaseAll(inos []*inode) {
+	for _, ino := range inos {
+		f.releaseInode(ino)
+	}
+}
+
+// unlink records that the files of inos lost their names: they store
+// nothing any more, and a new file at those names gets an inode of its own.
+func (f *Fs) unlink(inos []*inode) {
+	t := &f.inodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ino := range inos {
+		if t.byPath[ino.stored] == ino {
+			delete(t.byPath, ino.stored)
+		}
+		ino.unlinked = true
+	}
+}
