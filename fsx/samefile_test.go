@@ -1,0 +1,131 @@
+package fsx_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/fsx"
+)
+
+// TestCloseKeepsLaterSave is the reproducer of a close that brought back
+// old content: a file open for an in-place write stays open while another
+// writer rewrites the file (O_TRUNC, truncation by name or by descriptor);
+// the first file's close must not undo that.
+func TestCloseKeepsLaterSave(t *testing.T) {
+	old := bytes.Repeat([]byte("0123456789"), 1000)
+	rewrites := map[string]func(t *testing.T, fsys *fsx.Fs){
+		"WriteFile": func(t *testing.T, fsys *fsx.Fs) { mustWrite(t, fsys, "f", []byte("NEW")) },
+		"Truncate(0) and write": func(t *testing.T, fsys *fsx.Fs) {
+			f, err := fsys.OpenFile("f", os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Truncate(0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt([]byte("NEW"), 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, rewrite := range rewrites {
+		t.Run(name, func(t *testing.T) {
+			forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+				mustWrite(t, fsys, "f", old)
+				a, err := fsys.OpenFile("f", os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := a.WriteAt([]byte("XXXXXXXX"), 5000); err != nil {
+					t.Fatal(err)
+				}
+				rewrite(t, fsys)
+				if err := a.Close(); err != nil {
+					t.Fatal(err)
+				}
+				checkContent(t, fsys, "f", []byte("NEW"))
+			})
+		})
+	}
+}
+
+// TestSharedContent checks that the opens of one file share its content:
+// a write through one is read through another at once, a truncation by
+// one is seen by all, and Stat by name and by file tell the size all see.
+func TestSharedContent(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		mustWrite(t, fsys, "f", []byte("hello, world"))
+		a, err := fsys.OpenFile("f", os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		b, err := fsys.OpenFile("f", os.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		read := func(want string) {
+			t.Helper()
+			p := make([]byte, 64)
+			n, _ := b.ReadAt(p, 0)
+			if string(p[:n]) != want {
+				t.Errorf("read %q, want %q", p[:n], want)
+			}
+			for _, size := range []func() (os.FileInfo, error){b.Stat, func() (os.FileInfo, error) { return fsys.Stat("f") }} {
+				if info, err := size(); err != nil || info.Size() != int64(len(want)) {
+					t.Errorf("size %v, %v; want %d", info.Size(), err, len(want))
+				}
+			}
+		}
+		a.WriteAt([]byte("J"), 0)
+		read("Jello, world")
+		a.WriteAt([]byte("!!"), 12)
+		read("Jello, world!!")
+		a.Truncate(5)
+		read("Jello")
+		a.Truncate(7)
+		read("Jello\x00\x00")
+		if err := a.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		read("Jello\x00\x00")
+		checkContent(t, newFs(t, base, c), "f", []byte("Jello\x00\x00"))
+	})
+}
+
+// TestRemovedWhileOpen checks that a file removed, or renamed over, while
+// open keeps its content for the files that have it open, which write and
+// read it as before and store nothing, as on a local filesystem.
+func TestRemovedWhileOpen(t *testing.T) {
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		mustWrite(t, fsys, "f", []byte("first"))
+		mustWrite(t, fsys, "g", []byte("second"))
+		a, err := fsys.OpenFile("f", os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fsys.Rename("g", "f"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.WriteAt([]byte("F"), 0); err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, 10)
+		if n, _ := a.ReadAt(p, 0); string(p[:n]) != "First" {
+			t.Errorf("the file renamed over reads %q", p[:n])
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkContent(t, fsys, "f", []byte("second"))
+		checkNoTemp(t, base)
+	})
+}
