@@ -113,7 +113,8 @@ type dirEntry struct {
 	info    os.FileInfo // the base's
 	name    string      // the shown name
 	stored  string      // the base path
-	encoded bool
+	encoded bool        // a file whose content is decoded
+	mapped  bool        // stored under a mapped name
 }
 
 func (e dirEntry) Name() string      { return e.name }
@@ -123,7 +124,7 @@ func (e dirEntry) Type() fs.FileMode { return e.info.Mode().Type() }
 // Info returns the entry's FileInfo, decoding the size of an encoded file.
 func (e dirEntry) Info() (fs.FileInfo, error) {
 	if !e.encoded {
-		return e.info, nil
+		return asShown(e.info, e.name), nil
 	}
 	info, err := e.fsys.decodedInfo(e.name, e.stored)
 	if err != nil {
@@ -147,12 +148,12 @@ func (f *Fs) shownEntries(name string, infos []os.FileInfo) []dirEntry {
 		case info.IsDir() || f.showsUnmapped(base):
 			shown = append(shown, e)
 		case ok:
-			e.name, e.encoded = s, true
+			e.name, e.encoded, e.mapped = s, !isSpecial(info), true
 			shown = append(shown, e)
 			mapped[s] = true
 		}
 	}
-	shown = slices.DeleteFunc(shown, func(e dirEntry) bool { return !e.encoded && mapped[e.name] })
+	shown = slices.DeleteFunc(shown, func(e dirEntry) bool { return !e.mapped && mapped[e.name] })
 	slices.SortFunc(shown, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	return shown
 }

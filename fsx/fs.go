@@ -158,7 +158,7 @@ func (f *Fs) resolve(name string) (target, error) {
 		info, err := f.base.Stat(p)
 		switch {
 		case err == nil && !info.IsDir():
-			return target{stored: p, info: info, encoded: true}, nil
+			return target{stored: p, info: info, encoded: !isSpecial(info)}, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return target{}, err
 		}
@@ -357,7 +357,7 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 		return nil, pathError("stat", name, err)
 	}
 	if !t.encoded {
-		return t.info, nil
+		return asShown(t.info, name), nil
 	}
 	info, err := f.decodedInfo(name, t.stored)
 	if err != nil {

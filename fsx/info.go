@@ -65,3 +65,18 @@ func (f *Fs) decodedInfo(name, path string) (os.FileInfo, error) {
 	}
 	return shownInfo(stored, name, size), nil
 }
+
+// asShown returns info, of a base entry shown as it is (a directory, an
+// unmapped or special file), under the shown name.
+func asShown(info os.FileInfo, name string) os.FileInfo {
+	if base := filepath.Base(name); base != info.Name() && !isRoot(name) {
+		return &fileInfo{FileInfo: info, name: base, size: info.Size()}
+	}
+	return info
+}
+
+// isSpecial reports whether info describes a special file (a FIFO, a
+// socket, a device), which is stored as itself, under a mapped name.
+func isSpecial(info os.FileInfo) bool {
+	return info.Mode()&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice|os.ModeCharDevice) != 0
+}

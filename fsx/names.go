@@ -40,3 +40,8 @@ func isRoot(name string) bool {
 	name = filepath.Clean(name)
 	return filepath.Dir(name) == name
 }
+
+// NameOverhead returns how many bytes longer a stored name is than the
+// name shown for it (0 when not longer): a name shown can be at most the
+// base's longest name less that (statfs's NAME_MAX, as a mount reports it).
+func (f *Fs) NameOverhead() int { return max(len(f.names.stored)-len(f.names.shown), 0) }

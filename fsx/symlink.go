@@ -135,24 +135,11 @@ func (f *Fs) symlink(target, name string) error {
 	if !ok {
 		return afero.ErrNoSymlink
 	}
-	if isRoot(name) {
-		return fs.ErrExist
-	}
-	dir, base := filepath.Split(name)
-	stored, mapped := f.names.storedName(base)
-	switch {
-	case mapped:
-		stored = dir + stored
-	case f.showsUnmapped(base):
-		stored = name
-	default:
-		return ErrNotMapped
-	}
-	if _, _, err := f.LstatIfPossible(name); err == nil {
-		return fs.ErrExist
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	stored, err := f.newEntryPath(name)
+	if err != nil {
 		return err
 	}
+	dir, _ := filepath.Split(name)
 	return ln.SymlinkIfPossible(f.storedTarget(dir, target), stored)
 }
 

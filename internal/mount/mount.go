@@ -350,16 +350,12 @@ func (m *mnt) lstat(name string) (os.FileInfo, error) {
 // own gives what the mount just made at p the caller's owner, when the
 // mount serves other users as root (allow_other), as a local file system
 // makes a file its creator's; and the setuid, setgid and sticky bits of
-// perm, which the base may not take at creation.
+// perm, which the base may not take at creation (not for a link, whose
+// mode means nothing).
 func (m *mnt) own(ctx context.Context, p string, perm os.FileMode, link bool) syscall.Errno {
 	if c, ok := fuse.FromContext(ctx); ok && os.Geteuid() == 0 && m.opts.AllowOther && (c.Uid != 0 || c.Gid != 0) {
-		var err error
-		if lc, ok := m.fsys.(lchowner); ok && link {
-			err = lc.Lchown(p, int(c.Uid), int(c.Gid))
-		} else if !link {
-			err = m.fsys.Chown(p, int(c.Uid), int(c.Gid))
-		}
-		if err != nil {
+		// The base's Chown changes a link itself (rootfs).
+		if err := m.fsys.Chown(p, int(c.Uid), int(c.Gid)); err != nil {
 			return m.errno(err)
 		}
 	}
@@ -367,11 +363,6 @@ func (m *mnt) own(ctx context.Context, p string, perm os.FileMode, link bool) sy
 		return m.errno(m.fsys.Chmod(p, perm))
 	}
 	return 0
-}
-
-// An lchowner changes the owner of a link itself.
-type lchowner interface {
-	Lchown(name string, uid, gid int) error
 }
 
 // errno maps an error from the file system to the errno the kernel gets,

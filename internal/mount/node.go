@@ -15,6 +15,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/fsx"
 )
 
 // node is a file, directory or link of the served file system. Its path is
@@ -48,6 +50,7 @@ var (
 	_ fs.NodeSymlinker   = (*node)(nil)
 	_ fs.NodeReadlinker  = (*node)(nil)
 	_ fs.NodeLinker      = (*node)(nil)
+	_ fs.NodeMknoder     = (*node)(nil)
 	_ fs.NodeStatfser    = (*node)(nil)
 	_ fs.NodeOnForgetter = (*node)(nil)
 
@@ -283,12 +286,68 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 					atime = time.Unix(int64(a.Atime), int64(a.Atimensec))
 				}
 			}
-			if err := n.m.fsys.Chtimes(p, atime, mtime); err != nil {
+			if err := n.chtimes(p, atime, mtime); err != nil {
 				return n.m.errno(err)
 			}
 		}
 	}
 	return n.Getattr(ctx, fh, out)
+}
+
+// chtimes sets the times of the file at p, of a link itself.
+func (n *node) chtimes(p string, atime, mtime time.Time) error {
+	if lc, ok := n.m.fsys.(lchtimeser); ok && n.Mode() == syscall.S_IFLNK {
+		return lc.Lchtimes(p, atime, mtime)
+	}
+	return n.m.fsys.Chtimes(p, atime, mtime)
+}
+
+// An lchtimeser changes the times of a link itself (fsx does, over a base
+// that can).
+type lchtimeser interface {
+	Lchtimes(name string, atime, mtime time.Time) error
+}
+
+// A mknoder makes special files (fsx does, over a base that can).
+type mknoder interface {
+	Mknod(name string, mode os.FileMode, dev uint64) error
+}
+
+// Mknod makes a FIFO, a socket (a program binding a Unix socket makes
+// one) or, as root, a device.
+func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if !n.m.opts.Writable {
+		return nil, syscall.EROFS
+	}
+	mk, ok := n.m.fsys.(mknoder)
+	if !ok {
+		return nil, syscall.ENOTSUP
+	}
+	p, ok := n.childPath(name)
+	if !ok {
+		return nil, syscall.ENOENT
+	}
+	perm := osMode(mode)
+	switch mode & syscall.S_IFMT {
+	case syscall.S_IFIFO:
+		perm |= os.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		perm |= os.ModeSocket
+	case syscall.S_IFCHR:
+		perm |= os.ModeDevice | os.ModeCharDevice
+	case syscall.S_IFBLK:
+		perm |= os.ModeDevice
+	default:
+		return nil, syscall.EINVAL
+	}
+	if err := mk.Mknod(p, perm, uint64(dev)); err != nil {
+		return nil, n.createErrno(err)
+	}
+	if e := n.m.own(ctx, p, 0, true); e != 0 {
+		n.m.fsys.Remove(p)
+		return nil, e
+	}
+	return n.newEntry(ctx, name, p, out)
 }
 
 // truncatePath sets the size of the file at p, for truncate(2) of a name
@@ -510,11 +569,19 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	return 0
 }
 
+// Statfs reports DIR's file system, with the longest name a file can have
+// once the mapping adds its suffix.
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	if n.m.opts.Dir == "" {
 		return 0
 	}
-	return n.m.errno(statfs(n.m.opts.Dir, out))
+	if err := statfs(n.m.opts.Dir, out); err != nil {
+		return n.m.errno(err)
+	}
+	if fx, ok := n.m.fsys.(*fsx.Fs); ok {
+		out.NameLen -= uint32(min(fx.NameOverhead(), int(out.NameLen)))
+	}
+	return 0
 }
 
 // testHookOpened, when set, runs in Open between opening a file and

@@ -1,0 +1,93 @@
+package fsx
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// A Mknoder is a base filesystem that makes special files (internal/rootfs
+// is one).
+type Mknoder interface {
+	// Mknod makes a FIFO, a socket or a device of the type and
+	// permissions mode gives, a device numbered dev.
+	Mknod(name string, mode os.FileMode, dev uint64) error
+}
+
+// A Lchtimeser is a base filesystem that changes the times of a link
+// itself (internal/rootfs is one).
+type Lchtimeser interface {
+	// Lchtimes changes the times of the named file or link, not
+	// following a link.
+	Lchtimes(name string, atime, mtime time.Time) error
+}
+
+// Mknod makes a special file (a FIFO, a socket or a device: see Mknoder),
+// stored as itself under the mapped form of name, and shown as it is. It
+// fails with errors.ErrUnsupported when the base is no Mknoder, and with
+// fs.ErrExist when name shows anything already.
+func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
+	if err := f.mknod(name, mode, dev); err != nil {
+		return pathError("mknod", name, err)
+	}
+	return nil
+}
+
+func (f *Fs) mknod(name string, mode os.FileMode, dev uint64) error {
+	mk, ok := f.base.(Mknoder)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	stored, err := f.newEntryPath(name)
+	if err != nil {
+		return err
+	}
+	return mk.Mknod(stored, mode, dev)
+}
+
+// newEntryPath returns the base path a new link or special file named name
+// is stored at, or fs.ErrExist when name shows anything already.
+func (f *Fs) newEntryPath(name string) (string, error) {
+	if isRoot(name) {
+		return "", fs.ErrExist
+	}
+	dir, base := filepath.Split(name)
+	stored, mapped := f.names.storedName(base)
+	switch {
+	case mapped:
+		stored = dir + stored
+	case f.showsUnmapped(base):
+		stored = name
+	default:
+		return "", ErrNotMapped
+	}
+	if _, _, err := f.LstatIfPossible(name); err == nil {
+		return "", fs.ErrExist
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return stored, nil
+}
+
+// Lchtimes changes the access and modification times of the named file,
+// or of the named link itself. It fails with errors.ErrUnsupported for a
+// link when the base is no Lchtimeser.
+func (f *Fs) Lchtimes(name string, atime, mtime time.Time) error {
+	l, isLink, err := f.link(name)
+	if err != nil {
+		return pathError("lchtimes", name, err)
+	}
+	if !isLink {
+		return f.Chtimes(name, atime, mtime)
+	}
+	lc, ok := f.base.(Lchtimeser)
+	if !ok {
+		return pathError("lchtimes", name, errors.ErrUnsupported)
+	}
+	if err := lc.Lchtimes(l.stored, atime, mtime); err != nil {
+		return pathError("lchtimes", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package mount
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/b14fs/b14fs/plugins/base16384"
+)
+
+// TestSpecialFiles makes a FIFO, a Unix socket and (as root) a device on
+// the mount: each is stored as itself in DIR and shown with its type.
+func TestSpecialFiles(t *testing.T) {
+	tm := mountNew(t)
+	if err := syscall.Mkfifo(tm.at("fifo"), 0o640); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	l, err := net.Listen("unix", tm.at("sock"))
+	if err != nil {
+		t.Fatalf("binding a Unix socket: %v", err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	want := map[string]os.FileMode{"fifo": os.ModeNamedPipe, "sock": os.ModeSocket}
+	if os.Geteuid() == 0 {
+		if err := syscall.Mknod(tm.at("null"), syscall.S_IFCHR|0o600, int(unix.Mkdev(1, 3))); err != nil {
+			t.Fatalf("mknod: %v", err)
+		}
+		want["null"] = os.ModeDevice | os.ModeCharDevice
+	}
+	for name, typ := range want {
+		for _, p := range []string{tm.at(name), tm.stored(name)} {
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if fi.Mode().Type() != typ {
+				t.Errorf("%s is %v, want %v", p, fi.Mode().Type(), typ)
+			}
+		}
+	}
+	if fi, err := os.Lstat(tm.at("fifo")); err == nil && fi.Mode().Perm() != 0o640 {
+		t.Errorf("fifo mode %v", fi.Mode())
+	}
+	entries, err := os.ReadDir(tm.mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := want[e.Name()]; !ok {
+			t.Errorf("listed %q", e.Name())
+		}
+	}
+}
+
+// TestSetuidModes checks that files and directories made with the setuid,
+// setgid or sticky bit get them.
+func TestSetuidModes(t *testing.T) {
+	tm := mountNew(t)
+	if err := syscall.Mkdir(tm.at("d"), 0o1777); err != nil {
+		t.Fatalf("mkdir -m 1777: %v", err)
+	}
+	fd, err := syscall.Open(tm.at("f"), syscall.O_CREAT|syscall.O_WRONLY, 0o4755)
+	if err != nil {
+		t.Fatalf("open(O_CREAT, 04755): %v", err)
+	}
+	syscall.Close(fd)
+	for name, want := range map[string]os.FileMode{"d": os.ModeDir | os.ModeSticky | 0o777, "f": os.ModeSetuid | 0o755} {
+		fi, err := os.Stat(tm.at(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode() &^ 0o022; got != want&^0o022 { // the umask may take group and other write
+			t.Errorf("%s: mode %v, want %v", name, fi.Mode(), want)
+		}
+	}
+}
+
+// TestLinkTimes checks that utimensat with AT_SYMLINK_NOFOLLOW (touch -h,
+// rsync's lutimes) changes the link's times, not its target's.
+func TestLinkTimes(t *testing.T) {
+	tm := mountNew(t)
+	if err := os.WriteFile(tm.at("target"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target", tm.at("link")); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(tm.at("target"))
+	when := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	ts := []unix.Timespec{unix.NsecToTimespec(when.UnixNano()), unix.NsecToTimespec(when.UnixNano())}
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, tm.at("link"), ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(tm.at("link")); err != nil || !fi.ModTime().Equal(when) {
+		t.Errorf("the link's time: %v, %v; want %v", fi.ModTime(), err, when)
+	}
+	if fi, err := os.Stat(tm.at("target")); err != nil || !fi.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the target's time changed to %v, %v", fi.ModTime(), err)
+	}
+}
+
+// TestNameMax checks that statfs reports as NAME_MAX the longest name that
+// fits once the suffix is added, and that names of that length work.
+func TestNameMax(t *testing.T) {
+	tm := mountNew(t)
+	var st unix.Statfs_t
+	if err := unix.Statfs(tm.mnt, &st); err != nil {
+		t.Fatal(err)
+	}
+	var back unix.Statfs_t
+	if err := unix.Statfs(tm.back, &back); err != nil {
+		t.Fatal(err)
+	}
+	if st.Namelen != back.Namelen-int64(len(".b14")) {
+		t.Fatalf("NAME_MAX %d, want %d", st.Namelen, back.Namelen-4)
+	}
+	longest := strings.Repeat("n", int(st.Namelen))
+	if err := os.WriteFile(tm.at(longest), []byte("x"), 0o644); err != nil {
+		t.Errorf("a name of NAME_MAX bytes: %v", err)
+	}
+	if got, err := os.ReadFile(tm.at(longest)); err != nil || string(got) != "x" {
+		t.Errorf("reading it back: %q, %v", got, err)
+	}
+	if err := os.WriteFile(tm.at(longest+"n"), []byte("x"), 0o644); !os.IsNotExist(err) && !strings.Contains(err.Error(), "too long") {
+		t.Errorf("a name longer than NAME_MAX: %v, want ENAMETOOLONG", err)
+	}
+}
+
+// TestCallerOwns checks that, as root with allow_other, what another user
+// makes through the mount is that user's, as on a local file system: a
+// file made with umask 077 stays readable and changeable by its maker.
+func TestCallerOwns(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to mount with allow_other and run as another user")
+	}
+	back := t.TempDir()
+	tm := mountBack(t, back, base16384.NewCodec(), Options{Writable: true, AllowOther: true})
+	for _, d := range []string{back, tm.mnt, filepath.Dir(back), filepath.Dir(tm.mnt)} {
+		os.Chmod(d, 0o777)
+	}
+	script := "umask 077 && echo hello > f && cat f && chmod 640 f && mkdir d && ln -s f l && mkfifo p"
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Args = []string{"sh", "-c", "cd " + tm.mnt + " && " + script}
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "hello\n" {
+		t.Fatalf("as another user: %v: %s", err, out)
+	}
+	for _, name := range []string{"f", "d", "l", "p"} {
+		stored := tm.stored(name)
+		if name == "d" {
+			stored = filepath.Join(back, name) // directories keep their names
+		}
+		for _, p := range []string{tm.at(name), stored} {
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			st := fi.Sys().(*syscall.Stat_t)
+			if st.Uid != 65534 || st.Gid != 65534 {
+				t.Errorf("%s is owned by %d:%d, want its maker's, 65534:65534", p, st.Uid, st.Gid)
+			}
+		}
+	}
+}

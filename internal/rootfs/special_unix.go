@@ -1,0 +1,74 @@
+//go:build unix
+
+package rootfs
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// atParent runs do with a descriptor of the directory holding name, opened
+// through the os.Root (so never outside it), and name's last element.
+func (f *Fs) atParent(op, name string, do func(dirfd int, base string) error) error {
+	p := rel(name)
+	if p == "." {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	d, err := f.root.Open(path.Dir(p))
+	if err != nil {
+		return fix(err)
+	}
+	defer d.Close()
+	if err := do(int(d.Fd()), path.Base(p)); err != nil {
+		return &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	return nil
+}
+
+// Mknod makes a special file: a FIFO, a socket, or (as root) a device, of
+// the type and permissions mode gives, and for a device the number dev.
+func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
+	m := uint32(mode.Perm())
+	switch {
+	case mode&os.ModeNamedPipe != 0:
+		m |= unix.S_IFIFO
+	case mode&os.ModeSocket != 0:
+		m |= unix.S_IFSOCK
+	case mode&os.ModeCharDevice != 0:
+		m |= unix.S_IFCHR
+	case mode&os.ModeDevice != 0:
+		m |= unix.S_IFBLK
+	default:
+		return &fs.PathError{Op: "mknod", Path: name, Err: fs.ErrInvalid}
+	}
+	if mode&os.ModeSetuid != 0 {
+		m |= unix.S_ISUID
+	}
+	if mode&os.ModeSetgid != 0 {
+		m |= unix.S_ISGID
+	}
+	if mode&os.ModeSticky != 0 {
+		m |= unix.S_ISVTX
+	}
+	return f.atParent("mknod", name, func(dirfd int, base string) error {
+		return unix.Mknodat(dirfd, base, m, int(dev))
+	})
+}
+
+// Lchtimes changes the access and modification times of the named file or
+// link, not following a link.
+func (f *Fs) Lchtimes(name string, atime, mtime time.Time) error {
+	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+	return f.atParent("lchtimes", name, func(dirfd int, base string) error {
+		return unix.UtimesNanoAt(dirfd, base, ts, unix.AT_SYMLINK_NOFOLLOW)
+	})
+}
+
+// Link makes newname another name of the file oldname names.
+func (f *Fs) Link(oldname, newname string) error {
+	return fix(f.root.Link(rel(oldname), rel(newname)))
+}
