@@ -108,8 +108,52 @@ func (s *streamEdit) commit() error {
 		s.tmp.Abort()
 		return err
 	}
+	stored, _ := s.ino.storedPath()
+	if info, err := s.ino.fsys.base.Stat(stored); err == nil && links(info) > 1 {
+		// Renaming over one name would split the file from its others.
+		defer s.tmp.Abort()
+		return copyOver(s.ino.fsys.base, stored, s.tmp)
+	}
 	s.ino.fsys.replacing(s.ino, s.tmp)
 	return s.tmp.Commit()
+}
+
+// copyOver writes the content of tmp over the stored file at path, in
+// place, and syncs it: how a file with several names (hard links) is
+// stored, so that all its names keep showing one file. A crash meanwhile
+// can leave it partly written, as a program writing a local file in place
+// would.
+func copyOver(base afero.Fs, path string, tmp afero.File) error {
+	info, err := tmp.Stat()
+	if err != nil {
+		return err
+	}
+	bf, err := base.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, stageChunk)
+	for off := int64(0); off < info.Size(); {
+		n, err := tmp.ReadAt(buf[:min(int64(len(buf)), info.Size()-off)], off)
+		if n > 0 {
+			if _, werr := bf.WriteAt(buf[:n], off); werr != nil {
+				err = werr
+			}
+		}
+		if err != nil && (err != io.EOF || n == 0) {
+			bf.Close()
+			return err
+		}
+		off += int64(n)
+	}
+	err = bf.Truncate(info.Size())
+	if err == nil {
+		err = bf.Sync()
+	}
+	if cerr := bf.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // keepAttrs gives the temporary file the mode and owner the stored file

@@ -276,7 +276,7 @@ func (f *Fs) removeStored(stored string, remove func() error) error {
 	if err := remove(); err != nil {
 		return err
 	}
-	f.unlink(inos)
+	f.unlinkNames(inos, stored, false)
 	return nil
 }
 
@@ -326,27 +326,9 @@ func (f *Fs) rename(oldname, newname string) error {
 	if err := f.base.Rename(from.stored, to); err != nil {
 		return err
 	}
-	f.unlink(victims)
+	f.unlinkNames(victims, to, false)
 	f.move(moved, from.stored, to)
 	return nil
-}
-
-// move records that the inodes of inos, stored at from or under it, are
-// stored under to now.
-func (f *Fs) move(inos []*inode, from, to string) {
-	t := &f.inodes
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, ino := range inos {
-		if ino.unlinked {
-			continue
-		}
-		if t.byPath[ino.stored] == ino {
-			delete(t.byPath, ino.stored)
-		}
-		ino.stored = to + strings.TrimPrefix(ino.stored, from)
-		t.byPath[ino.stored] = ino
-	}
 }
 
 // Stat returns a FileInfo for the named file, with its shown name and

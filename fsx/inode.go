@@ -31,9 +31,11 @@ type inode struct {
 	seq  uint64 // the order inodes were made in, for locking several
 
 	// Guarded by fsys.inodes.mu.
-	stored   string // the base path
-	unlinked bool   // removed or renamed over: stores nothing any more
-	refs     int    // open files
+	stored   string              // the base path it is stored through, one of names
+	names    map[string]struct{} // the base paths it is open by (several for hard links)
+	id       fileID              // the stored file's identity, when the base tells it
+	unlinked bool                // no name left: stores nothing any more
+	refs     int                 // open files
 
 	mu     sync.RWMutex // guards the fields below; read-locked by reads of src alone
 	info   os.FileInfo  // the stored file's, as of the last load
@@ -57,10 +59,13 @@ type edit interface {
 	discard()
 }
 
-// inodeTable holds the inodes of an Fs's open files, by stored path.
+// inodeTable holds the inodes of an Fs's open files, by stored path and,
+// where the base tells it, by the stored file's identity, so that the
+// names of one file (hard links) share one inode.
 type inodeTable struct {
 	mu     sync.Mutex
 	byPath map[string]*inode
+	byID   map[fileID]*inode
 	seq    uint64
 }
 
@@ -69,6 +74,11 @@ type inodeTable struct {
 func (f *Fs) acquire(path string) (*inode, error) {
 	if ino, err := f.current(path); ino != nil || err != nil {
 		return ino, err
+	}
+	var id fileID
+	var hasID bool
+	if info, err := f.base.Stat(path); err == nil {
+		id, hasID = identity(info)
 	}
 	t := &f.inodes
 	t.mu.Lock()
@@ -79,9 +89,18 @@ func (f *Fs) acquire(path string) (*inode, error) {
 	}
 	if t.byPath == nil {
 		t.byPath = make(map[string]*inode)
+		t.byID = make(map[fileID]*inode)
+	}
+	if ino := t.byID[id]; hasID && ino != nil && !ino.unlinked {
+		// Another name of a file open: a hard link.
+		ino.refs++
+		ino.names[path] = struct{}{}
+		t.byPath[path] = ino
+		t.mu.Unlock()
+		return ino, nil
 	}
 	t.seq++
-	ino := &inode{fsys: f, seq: t.seq, stored: path, refs: 1, opens: make(map[*file]struct{})}
+	ino := &inode{fsys: f, seq: t.seq, stored: path, names: map[string]struct{}{path: {}}, refs: 1, opens: make(map[*file]struct{})}
 	ino.mu.Lock()
 	t.byPath[path] = ino
 	t.mu.Unlock()
@@ -107,7 +126,7 @@ func (f *Fs) current(path string) (*inode, error) {
 	ino.mu.Lock()
 	stale, err := ino.revalidate()
 	if stale {
-		f.unlink([]*inode{ino})
+		f.unlinkNames([]*inode{ino}, path, true)
 	}
 	ino.mu.Unlock()
 	if stale || err != nil {
@@ -125,8 +144,15 @@ func (f *Fs) releaseInode(ino *inode) {
 	t.mu.Lock()
 	ino.refs--
 	last := ino.refs == 0
-	if last && t.byPath[ino.stored] == ino {
-		delete(t.byPath, ino.stored)
+	if last {
+		for p := range ino.names {
+			if t.byPath[p] == ino {
+				delete(t.byPath, p)
+			}
+		}
+		if t.byID[ino.id] == ino {
+			delete(t.byID, ino.id)
+		}
 	}
 	t.mu.Unlock()
 	if !last {
@@ -185,11 +211,31 @@ func (ino *inode) load() error {
 		return err
 	}
 	ino.base, ino.info = bf, info
+	if id, ok := identity(info); ok {
+		t := &ino.fsys.inodes
+		t.mu.Lock()
+		if t.byID[ino.id] == ino {
+			delete(t.byID, ino.id)
+		}
+		ino.id = id
+		if !ino.unlinked && t.byID[id] == nil {
+			t.byID[id] = ino
+		}
+		t.mu.Unlock()
+	}
 	return nil
 }
 
 // unload closes what load opened. ino.mu is held.
 func (ino *inode) unload() {
+	// No longer found by its identity before the file is closed, when the
+	// base may give the identity to another file.
+	t := &ino.fsys.inodes
+	t.mu.Lock()
+	if t.byID[ino.id] == ino {
+		delete(t.byID, ino.id)
+	}
+	t.mu.Unlock()
 	if ino.base != nil {
 		ino.src.close()
 		ino.base.Close()
@@ -379,9 +425,11 @@ func (ino *inode) shownInfo(name string) (os.FileInfo, error) {
 		return nil, err
 	}
 	info := ino.info
-	if _, linked := ino.storedPath(); !linked && ino.base != nil {
+	if _, linked := ino.storedPath(); (!linked || hasIdentity(info)) && ino.base != nil {
+		// Its owner, mode, link count and change time as they are now
+		// (cheap on a local disk, where files have identities).
 		if now, err := ino.base.Stat(); err == nil {
-			info = now // its link count is 0 now
+			info = now
 		}
 	}
 	fi := &fileInfo{FileInfo: info, name: filepath.Base(name), size: size}
@@ -416,7 +464,7 @@ func (f *Fs) openUnder(path string) []*inode {
 	defer t.mu.Unlock()
 	var inos []*inode
 	for p, ino := range t.byPath {
-		if p == path || strings.HasPrefix(p, strings.TrimSuffix(path, "/")+"/") || isRoot(path) {
+		if under(p, path, false) && !slices.Contains(inos, ino) {
 			ino.refs++
 			inos = append(inos, ino)
 		}
@@ -431,16 +479,71 @@ func (f *Fs) releaseAll(inos []*inode) {
 	}
 }
 
-// unlink records that the files of inos lost their names: they store
-// nothing any more, and a new file at those names gets an inode of its own.
-func (f *Fs) unlink(inos []*inode) {
+// unlinkNames records that the names of inos at path, or under it unless
+// exact, are gone (removed, renamed over, or replaced underneath). An inode
+// with no name left stores nothing any more, and a new file at those names
+// gets an inode of its own; one with another name left (a hard link) is
+// stored through that one.
+func (f *Fs) unlinkNames(inos []*inode, path string, exact bool) {
 	t := &f.inodes
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, ino := range inos {
-		if t.byPath[ino.stored] == ino {
-			delete(t.byPath, ino.stored)
+		for p := range ino.names {
+			if !under(p, path, exact) {
+				continue
+			}
+			delete(ino.names, p)
+			if t.byPath[p] == ino {
+				delete(t.byPath, p)
+			}
 		}
-		ino.unlinked = true
+		if _, ok := ino.names[ino.stored]; ok {
+			continue
+		}
+		for p := range ino.names {
+			ino.stored = p
+			break
+		}
+		if len(ino.names) == 0 {
+			ino.unlinked = true
+			if t.byID[ino.id] == ino {
+				delete(t.byID, ino.id)
+			}
+		}
 	}
+}
+
+// move records that the names of inos at from or under it are under to
+// now.
+func (f *Fs) move(inos []*inode, from, to string) {
+	t := &f.inodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ino := range inos {
+		for p := range ino.names {
+			if !under(p, from, false) {
+				continue
+			}
+			np := to + strings.TrimPrefix(p, from)
+			delete(ino.names, p)
+			if t.byPath[p] == ino {
+				delete(t.byPath, p)
+			}
+			ino.names[np] = struct{}{}
+			t.byPath[np] = ino
+			if ino.stored == p {
+				ino.stored = np
+			}
+		}
+	}
+}
+
+// under reports whether the base path p is path, or, unless exact, in the
+// directory path.
+func under(p, path string, exact bool) bool {
+	if p == path {
+		return true
+	}
+	return !exact && (isRoot(path) || strings.HasPrefix(p, strings.TrimSuffix(path, "/")+"/"))
 }

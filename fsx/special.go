@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -22,6 +23,54 @@ type Lchtimeser interface {
 	// Lchtimes changes the times of the named file or link, not
 	// following a link.
 	Lchtimes(name string, atime, mtime time.Time) error
+}
+
+// A HardLinker is a base filesystem with hard links (internal/rootfs is
+// one).
+type HardLinker interface {
+	// Link makes newname another name of the file oldname names.
+	Link(oldname, newname string) error
+}
+
+// Link makes newname another name of the file, link or special file
+// oldname names, stored under the mapped form of newname: both names show
+// one file, whose writes through either are seen through both (fsx stores
+// a file with several names in place). It fails with
+// errors.ErrUnsupported when the base is no HardLinker, with
+// syscall.EPERM for a directory, and with fs.ErrExist when newname shows
+// anything already.
+func (f *Fs) Link(oldname, newname string) error {
+	if err := f.hardLink(oldname, newname); err != nil {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: unwrapPath(err)}
+	}
+	return nil
+}
+
+func (f *Fs) hardLink(oldname, newname string) error {
+	hl, ok := f.base.(HardLinker)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	from, err := f.existing(oldname)
+	if err != nil {
+		return err
+	}
+	if from.info.IsDir() {
+		return syscall.EPERM
+	}
+	to := newname
+	if _, mapped := f.names.shownName(filepath.Base(from.stored)); mapped {
+		dir, base := filepath.Split(newname)
+		stored, ok := f.names.storedName(base)
+		if !ok {
+			return ErrNotMapped
+		}
+		to = dir + stored
+	}
+	if t, err := f.resolve(newname); err == nil && t.info != nil {
+		return fs.ErrExist
+	}
+	return f.changeStored(from.stored, func(stored string) error { return hl.Link(stored, to) })
 }
 
 // Mknod makes a special file (a FIFO, a socket or a device: see Mknoder),

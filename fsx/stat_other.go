@@ -11,3 +11,14 @@ func hasIdentity(os.FileInfo) bool { return false }
 // owner returns the owner and group of the base file info describes: not
 // told, here.
 func owner(os.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
+
+// A fileID identifies a file of the base.
+type fileID struct{}
+
+// identity returns the identity of the base file info describes: not
+// told, here.
+func identity(os.FileInfo) (fileID, bool) { return fileID{}, false }
+
+// links returns the number of names the base file info describes has: 1,
+// as far as can be told here.
+func links(os.FileInfo) uint64 { return 1 }

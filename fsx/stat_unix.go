@@ -23,3 +23,26 @@ func owner(info os.FileInfo) (uid, gid int, ok bool) {
 	}
 	return int(st.Uid), int(st.Gid), true
 }
+
+// A fileID identifies a file of the base: its device and inode number.
+type fileID struct{ dev, ino uint64 }
+
+// identity returns the identity of the base file info describes, if the
+// base tells it.
+func identity(info os.FileInfo) (fileID, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || st == nil {
+		return fileID{}, false
+	}
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+// links returns the number of names the base file info describes has, or
+// 1 when the base does not tell.
+func links(info os.FileInfo) uint64 {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || st == nil {
+		return 1
+	}
+	return uint64(st.Nlink)
+}

@@ -192,11 +192,3 @@ func fileType(m os.FileMode) uint32 {
 	}
 	return syscall.S_IFREG
 }
-
-// mustPath returns the path of n, or "/.deleted" when it has none.
-func mustPath(n *node) string {
-	if p, ok := n.path(); ok {
-		return p
-	}
-	return "/.deleted"
-}

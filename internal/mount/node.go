@@ -505,14 +505,30 @@ func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	return []byte(target), 0
 }
 
-// Link refuses hard links: the first write through either name would
-// store a new file under that name only (writes are stored by replacing the
-// stored file), silently splitting them.
+// Link makes another name of a file (fsx keeps one state for both names,
+// and stores a file with several names in place).
 func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if !n.m.opts.Writable {
 		return nil, syscall.EROFS
 	}
-	return nil, syscall.EPERM
+	ln, ok := n.m.fsys.(hardLinker)
+	if !ok {
+		return nil, syscall.EPERM
+	}
+	from, ok := nodePath(target.EmbeddedInode())
+	p, ok2 := n.childPath(name)
+	if !ok || !ok2 {
+		return nil, syscall.ENOENT
+	}
+	if err := ln.Link(from, p); err != nil {
+		return nil, n.createErrno(err)
+	}
+	return n.newEntry(ctx, name, p, out)
+}
+
+// A hardLinker makes hard links (fsx does, over a base that can).
+type hardLinker interface {
+	Link(oldname, newname string) error
 }
 
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno { return n.remove(name) }

@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -172,5 +173,61 @@ func TestCallerOwns(t *testing.T) {
 				t.Errorf("%s is owned by %d:%d, want its maker's, 65534:65534", p, st.Uid, st.Gid)
 			}
 		}
+	}
+}
+
+// TestHardLinks checks that a hard link is another name of one file: both
+// names show the same content and link count, a write through either (in
+// place, or rewriting it whole) is seen through both and stays one stored
+// file, and removing one name leaves the other.
+func TestHardLinks(t *testing.T) {
+	tm := mountNew(t)
+	if err := os.WriteFile(tm.at("a"), []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(tm.at("a"), tm.at("b")); err != nil {
+		t.Fatalf("link: %v", err)
+	}
+	check := func(want string, nlink uint64) {
+		t.Helper()
+		for _, name := range []string{"a", "b"} {
+			got, err := os.ReadFile(tm.at(name))
+			if err != nil || string(got) != want {
+				t.Errorf("%s holds %q, %v; want %q", name, got, err, want)
+			}
+			fi, err := os.Stat(tm.at(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := fi.Sys().(*syscall.Stat_t).Nlink; n != nlink {
+				t.Errorf("%s has %d links, want %d", name, n, nlink)
+			}
+		}
+		sa, _ := os.Stat(tm.stored("a"))
+		sb, _ := os.Stat(tm.stored("b"))
+		if !os.SameFile(sa, sb) {
+			t.Error("the stored names are two files now")
+		}
+	}
+	check("one", 2)
+	f, err := os.OpenFile(tm.at("b"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("O"), 0)
+	f.Close()
+	check("One", 2)
+	if err := os.WriteFile(tm.at("a"), []byte("rewritten whole"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("rewritten whole", 2)
+	if err := os.Remove(tm.at("a")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(tm.at("b")); err != nil || string(got) != "rewritten whole" {
+		t.Errorf("b after removing a: %q, %v", got, err)
+	}
+	if err := os.Link(tm.mnt, tm.at("dirlink")); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("a link to a directory: %v, want EPERM", err)
 	}
 }
