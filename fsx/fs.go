@@ -298,16 +298,9 @@ func (f *Fs) rename(oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	to := newname
-	if from.encoded {
-		dir, base := filepath.Split(newname)
-		stored, ok := f.names.storedName(base)
-		if !ok {
-			return ErrNotMapped
-		}
-		to = dir + stored
-	} else if !from.info.IsDir() && !f.showsUnmapped(filepath.Base(newname)) {
-		return ErrNotMapped
+	to, err := f.newName(from, newname)
+	if err != nil {
+		return err
 	}
 	moved := f.openUnder(from.stored)
 	defer f.releaseAll(moved)
@@ -425,4 +418,22 @@ func (f *Fs) replacing(ino *inode, tmp *atomicfile.File) {
 	if info, err := tmp.Stat(); err == nil {
 		(*fn)(old, info)
 	}
+}
+
+// newName returns the base path that what from is (a file, link or special
+// file stored under a mapped name, or anything else stored as it is) is
+// stored at under the shown name newname.
+func (f *Fs) newName(from target, newname string) (string, error) {
+	if _, mapped := f.names.shownName(filepath.Base(from.stored)); mapped && !from.info.IsDir() {
+		dir, base := filepath.Split(newname)
+		stored, ok := f.names.storedName(base)
+		if !ok {
+			return "", ErrNotMapped
+		}
+		return dir + stored, nil
+	}
+	if !from.info.IsDir() && !f.showsUnmapped(filepath.Base(newname)) {
+		return "", ErrNotMapped
+	}
+	return newname, nil
 }

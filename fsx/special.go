@@ -58,14 +58,9 @@ func (f *Fs) hardLink(oldname, newname string) error {
 	if from.info.IsDir() {
 		return syscall.EPERM
 	}
-	to := newname
-	if _, mapped := f.names.shownName(filepath.Base(from.stored)); mapped {
-		dir, base := filepath.Split(newname)
-		stored, ok := f.names.storedName(base)
-		if !ok {
-			return ErrNotMapped
-		}
-		to = dir + stored
+	to, err := f.newName(from, newname)
+	if err != nil {
+		return err
 	}
 	if t, err := f.resolve(newname); err == nil && t.info != nil {
 		return fs.ErrExist

@@ -9,6 +9,15 @@ import (
 	"github.com/b14fs/b14fs/core"
 )
 
+// MaxSize is the largest decoded size a file can have, 16 TiB (the largest
+// file ext4 holds): a write or truncation past it fails with an error
+// wrapping syscall.EFBIG, rather than encoding a sparse file's zero bytes
+// until the disk is full.
+const MaxSize = 1 << 44
+
+// errTooBig is the error of a write or truncation past MaxSize.
+var errTooBig = fmt.Errorf("%w: past fsx.MaxSize", syscall.EFBIG)
+
 // appendHold is how much appended data an inode holds in memory before it
 // moves its changes to a stage on disk (see stageEdit).
 const appendHold = 8 << 20
@@ -75,6 +84,9 @@ func (f *file) WriteAt(p []byte, off int64) (int, error) {
 func (ino *inode) writeAt(p []byte, off int64, appending bool) error {
 	if len(p) == 0 {
 		return nil
+	}
+	if off+int64(len(p)) > MaxSize {
+		return errTooBig
 	}
 	if ino.edit == nil {
 		if err := ino.startEdit(off, appending); err != nil {
@@ -151,6 +163,9 @@ func (f *file) Truncate(size int64) error {
 
 // truncate sets the content's size. ino.mu is held.
 func (ino *inode) truncate(size int64) error {
+	if size > MaxSize {
+		return errTooBig
+	}
 	cur, err := ino.size()
 	switch {
 	case err != nil:

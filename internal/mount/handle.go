@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	iofs "io/fs"
+	"os"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -21,6 +23,8 @@ type handle struct {
 	f        afero.File
 	writable bool
 	append   bool // opened with O_APPEND: every write goes to the end
+
+	privsChecked atomic.Bool // a write cleared the setuid and setgid bits if due
 }
 
 var (
@@ -41,6 +45,11 @@ func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadRes
 }
 
 func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	if !h.privsChecked.Swap(true) {
+		if e := h.dropPrivs(ctx); e != 0 {
+			return 0, e
+		}
+	}
 	var err error
 	if h.append {
 		// The kernel passes the end as it knows it; the file system
@@ -53,6 +62,30 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 		return 0, h.n.m.errno(err)
 	}
 	return uint32(len(data)), 0
+}
+
+// dropPrivs clears the file's setuid bit, and its setgid bit when it is
+// group-executable, when a user other than root writes it, as a local file
+// system does (so that a setuid program changed by another cannot run as
+// its owner).
+func (h *handle) dropPrivs(ctx context.Context) syscall.Errno {
+	if c, ok := fuse.FromContext(ctx); !ok || c.Uid == 0 {
+		return 0
+	}
+	info, err := h.f.Stat()
+	if err != nil {
+		return h.n.m.errno(err)
+	}
+	mode := info.Mode()
+	drop := mode & os.ModeSetuid
+	if mode&0o010 != 0 {
+		drop |= mode & os.ModeSetgid
+	}
+	p, ok := h.n.path()
+	if drop == 0 || !ok {
+		return 0
+	}
+	return h.n.m.errno(h.n.m.fsys.Chmod(p, mode&^drop&(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky)))
 }
 
 // Getattr describes the file as its content is now.

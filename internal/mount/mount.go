@@ -14,6 +14,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -310,9 +311,10 @@ func (s *Server) detach(lazy bool) error {
 
 // mnt is the state shared by the nodes of a mount.
 type mnt struct {
-	fsys afero.Fs
-	opts Options
-	ids  table
+	fsys  afero.Fs
+	opts  Options
+	ids   table
+	umask os.FileMode // this process's, which the base applies to what it makes
 
 	openMu  sync.Mutex
 	handles map[*handle]struct{} // the handles not released
@@ -322,7 +324,7 @@ type mnt struct {
 
 // newMount makes the shared state and the root node.
 func newMount(fsys afero.Fs, opts Options) (*mnt, *node, error) {
-	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{})}
+	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{}), umask: processUmask()}
 	m.ids.init()
 	if fx, ok := fsys.(*fsx.Fs); ok {
 		fx.OnReplace(m.ids.replacedBase)
@@ -359,10 +361,29 @@ func (m *mnt) own(ctx context.Context, p string, perm os.FileMode, link bool) sy
 			return m.errno(err)
 		}
 	}
-	if !link && perm&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky) != 0 {
+	// The kernel applied the caller's umask to perm already; the base
+	// applies this process's as well.
+	if !link && (perm&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky) != 0 || perm.Perm()&m.umask != 0) {
 		return m.errno(m.fsys.Chmod(p, perm))
 	}
 	return 0
+}
+
+// processUmask returns this process's umask, from /proc/self/status (where
+// it can be read without changing it), or 022.
+func processUmask() os.FileMode {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0o022
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+			if u, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return os.FileMode(u) & os.ModePerm
+			}
+		}
+	}
+	return 0o022
 }
 
 // errno maps an error from the file system to the errno the kernel gets,

@@ -2,6 +2,7 @@ package mount
 
 import (
 	"context"
+	"errors"
 	iofs "io/fs"
 	"os"
 	"path"
@@ -343,7 +344,7 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 	if err := mk.Mknod(p, perm, uint64(dev)); err != nil {
 		return nil, n.createErrno(err)
 	}
-	if e := n.m.own(ctx, p, 0, true); e != 0 {
+	if e := n.m.own(ctx, p, perm&(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky), false); e != 0 {
 		n.m.fsys.Remove(p)
 		return nil, e
 	}
@@ -410,13 +411,21 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	}
 	fl := int(flags)&(syscall.O_ACCMODE|syscall.O_TRUNC|syscall.O_APPEND|syscall.O_EXCL) | os.O_CREATE
 	perm := osMode(mode)
-	f, err := n.m.fsys.OpenFile(p, fl, perm.Perm())
+	// The kernel asks to create names it has not looked up, which may
+	// exist: only a file made now is the caller's.
+	f, err := n.m.fsys.OpenFile(p, fl|os.O_EXCL, perm.Perm())
+	created := err == nil
+	if errors.Is(err, iofs.ErrExist) && fl&os.O_EXCL == 0 {
+		f, err = n.m.fsys.OpenFile(p, fl&^os.O_CREATE, 0)
+	}
 	if err != nil {
 		return nil, nil, 0, n.createErrno(err)
 	}
-	if e := n.m.own(ctx, p, perm, false); e != 0 {
-		f.Close()
-		return nil, nil, 0, e
+	if created {
+		if e := n.m.own(ctx, p, perm, false); e != 0 {
+			f.Close()
+			return nil, nil, 0, e
+		}
 	}
 	info, err := f.Stat()
 	if err != nil {

@@ -116,10 +116,6 @@ func (f *Fs) RemoveAll(name string) error {
 	return fix(f.root.RemoveAll(rel(name)))
 }
 
-func (f *Fs) Rename(oldname, newname string) error {
-	return fix(f.root.Rename(rel(oldname), rel(newname)))
-}
-
 // Stat describes the named file, directory or link; it follows a link only
 // for an Fs from FollowLinks.
 func (f *Fs) Stat(name string) (os.FileInfo, error) {

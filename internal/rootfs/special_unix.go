@@ -3,6 +3,7 @@
 package rootfs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -71,4 +72,23 @@ func (f *Fs) Lchtimes(name string, atime, mtime time.Time) error {
 // Link makes newname another name of the file oldname names.
 func (f *Fs) Link(oldname, newname string) error {
 	return fix(f.root.Link(rel(oldname), rel(newname)))
+}
+
+// Rename renames oldname to newname, replacing what newname names as
+// rename(2) does: a file, or an empty directory by a directory (which
+// os.Root.Rename refuses).
+func (f *Fs) Rename(oldname, newname string) error {
+	err := f.atParent("rename", oldname, func(olddir int, oldbase string) error {
+		return f.atParent("rename", newname, func(newdir int, newbase string) error {
+			return unix.Renameat(olddir, oldbase, newdir, newbase)
+		})
+	})
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if inner, ok := pe.Err.(*fs.PathError); ok {
+			pe = inner // the error of the inner call, about newname
+		}
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: pe.Err}
+	}
+	return err
 }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package rootfs
+
+// Rename renames oldname to newname.
+func (f *Fs) Rename(oldname, newname string) error {
+	return fix(f.root.Rename(rel(oldname), rel(newname)))
+}
