@@ -199,7 +199,7 @@ func TestHardLinks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := fi.Sys().(*syscall.Stat_t).Nlink; n != nlink {
+			if n := uint64(fi.Sys().(*syscall.Stat_t).Nlink); n != nlink {
 				t.Errorf("%s has %d links, want %d", name, n, nlink)
 			}
 		}
