@@ -114,8 +114,7 @@ func (s *streamEdit) commit() error {
 		defer s.tmp.Abort()
 		return copyOver(s.ino.fsys.base, stored, s.tmp)
 	}
-	s.ino.fsys.replacing(s.ino, s.tmp)
-	return s.tmp.Commit()
+	return s.ino.fsys.replace(s.ino, s.tmp)
 }
 
 // copyOver writes the content of tmp over the stored file at path, in

@@ -51,7 +51,7 @@ type Fs struct {
 	swept sync.Map // base directories whose stale temporary files are removed
 
 	inodes    inodeTable // the state of each stored file open
-	onReplace atomic.Pointer[func(old, new os.FileInfo)]
+	onReplace atomic.Pointer[func(old, new os.FileInfo, done bool)]
 }
 
 var _ afero.Fs = (*Fs)(nil)
@@ -396,28 +396,34 @@ func (f *Fs) removeStale(dir string) {
 	}
 }
 
-// OnReplace makes fn be called each time the Fs is about to replace a stored
-// file by a new one (a temporary file it renamed over it), with the stored
-// file's FileInfo and the new one's, so that a caller numbering files by
-// their base identity (internal/mount) can go on showing one file. It
-// replaces the function an earlier call gave. fn must not call the Fs.
-func (f *Fs) OnReplace(fn func(old, new os.FileInfo)) { f.onReplace.Store(&fn) }
+// OnReplace makes fn be called each time the Fs replaces a stored file by a
+// new one (a temporary file it renames over it), with the stored file's
+// FileInfo and the new one's: with done false just before the rename, and
+// with done true after it (when the rename failed too), so that a caller
+// numbering files by their base identity (internal/mount) can go on
+// showing one file, found by either identity meanwhile. It replaces the
+// function an earlier call gave. fn must not call the Fs.
+func (f *Fs) OnReplace(fn func(old, new os.FileInfo, done bool)) { f.onReplace.Store(&fn) }
 
-// replacing tells the OnReplace function that tmp is about to replace the
-// stored file of ino. ino.mu is held.
-func (f *Fs) replacing(ino *inode, tmp *atomicfile.File) {
+// replace renames tmp over the stored file of ino, telling the OnReplace
+// function before and after. ino.mu is held.
+func (f *Fs) replace(ino *inode, tmp *atomicfile.File) error {
 	fn := f.onReplace.Load()
 	if fn == nil {
-		return
+		return tmp.Commit()
 	}
 	stored, _ := ino.storedPath()
 	old, err := f.base.Stat(stored)
 	if err != nil {
-		return
+		return tmp.Commit()
 	}
-	if info, err := tmp.Stat(); err == nil {
-		(*fn)(old, info)
+	info, err := tmp.Stat()
+	if err != nil {
+		return tmp.Commit()
 	}
+	(*fn)(old, info, false)
+	defer (*fn)(old, info, true)
+	return tmp.Commit()
 }
 
 // newName returns the base path that what from is (a file, link or special

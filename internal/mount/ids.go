@@ -100,7 +100,9 @@ func (c *node) adopt(parent *node, name string) bool {
 	oldName, oldParent := c.Parent()
 	switch {
 	case oldParent == nil:
-		return !c.IsRoot() // unlinked but open: shown again
+		// Removed, still open: the file found is another that the base
+		// gave its number again.
+		return false
 	case oldParent == parent.EmbeddedInode() && oldName == name:
 		return true
 	}
@@ -136,10 +138,12 @@ func (n *node) unbind() {
 
 // replacedBase records that the base file old describes is being replaced
 // by the one new describes (fsx stores a file's new content through a
-// temporary file renamed over it): the node showing old shows new from now
+// temporary file renamed over it): the node showing old shows new from then
 // on, under its inode number, as programs expect of one file that was
-// written (sqlite checks that its open database keeps its number).
-func (t *table) replacedBase(old, new os.FileInfo) {
+// written (sqlite checks that its open database keeps its number). Until
+// the rename is done, either identity finds the node, so that a lookup
+// meanwhile does not give the file a second node.
+func (t *table) replacedBase(old, new os.FileInfo, done bool) {
 	okey, ok1 := keyOf(old)
 	nkey, ok2 := keyOf(new)
 	if !ok1 || !ok2 {
@@ -147,13 +151,20 @@ func (t *table) replacedBase(old, new os.FileInfo) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	n := t.byKey[okey]
-	if n == nil {
+	if !done {
+		if n := t.byKey[okey]; n != nil {
+			t.byKey[nkey] = n
+		}
+		return
+	}
+	n := t.byKey[nkey]
+	if n == nil || t.byKey[okey] != n {
 		return
 	}
 	delete(t.byKey, okey)
-	n.key = nkey
-	t.byKey[nkey] = n
+	if n.key == okey {
+		n.key = nkey
+	}
 }
 
 // currentKey returns the identity of n's base file as last known.

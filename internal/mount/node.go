@@ -392,8 +392,8 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 // openFlags returns the FOPEN flags of every open: direct I/O, so that
-// each read asks the mount, which answers from the file as the handle sees
-// it (see docs/mount.md); with Options.Cache, the kernel's page cache.
+// each read asks the mount, which answers from the file's one state (see
+// docs/mount.md); with Options.Cache, the kernel's page cache.
 func (m *mnt) openFlags() uint32 {
 	if m.opts.Cache {
 		return fuse.FOPEN_KEEP_CACHE
