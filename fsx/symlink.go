@@ -2,6 +2,7 @@ package fsx
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,6 +30,10 @@ import (
 // links cannot be made or read.
 
 var _ afero.Symlinker = (*Fs)(nil)
+
+// errNoSymlink is the error of making a link on a base that cannot: it
+// matches both afero.ErrNoSymlink and errors.ErrUnsupported.
+var errNoSymlink = fmt.Errorf("%w (%w)", afero.ErrNoSymlink, errors.ErrUnsupported)
 
 // A storedLink is a link in the base and what the name resolving to it is.
 type storedLink struct {
@@ -133,7 +138,7 @@ func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
 func (f *Fs) symlink(target, name string) error {
 	ln, ok := f.base.(afero.Linker)
 	if !ok {
-		return afero.ErrNoSymlink
+		return errNoSymlink
 	}
 	stored, err := f.newEntryPath(name)
 	if err != nil {

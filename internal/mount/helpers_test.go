@@ -58,6 +58,13 @@ func mountBack(t testing.TB, back string, c core.Codec, opts Options) *testMount
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { base.Close() })
+	return mountView(t, back, mustFsx(t, base, c), opts)
+}
+
+// mountView mounts fsys, whose files are stored in the local directory back
+// (whose statfs the mount reports), as mountBack does.
+func mountView(t testing.TB, back string, fsys afero.Fs, opts Options) *testMount {
+	t.Helper()
 	tm := &testMount{t: t, back: back, mnt: t.TempDir()}
 	opts.Dir = back
 	opts.Log = func(err error) {
@@ -65,7 +72,7 @@ func mountBack(t testing.TB, back string, c core.Codec, opts Options) *testMount
 		tm.logged = append(tm.logged, err)
 		tm.mu.Unlock()
 	}
-	srv, err := Mount(mustFsx(t, base, c), tm.mnt, opts)
+	srv, err := Mount(fsys, tm.mnt, opts)
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}

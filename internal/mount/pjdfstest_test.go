@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/remote/sftpfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -93,6 +95,29 @@ func TestPjdfstest(t *testing.T) {
 				res.failed, res.tests, pjdfsMaxFailures)
 		}
 	})
+
+	// Over SFTP, what the protocol cannot do fails (docs/remote.md lists
+	// it): the run says what, and bounds nothing but its size. It takes
+	// five minutes, round trips to sshd each: only when asked for.
+	t.Run("sftp", func(t *testing.T) {
+		if os.Getenv(pjdfsSFTPVar) == "" {
+			t.Skipf("set %s=1 to run pjdfstest over SFTP too (5 minutes)", pjdfsSFTPVar)
+		}
+		t.Parallel()
+		ssh := remotetest.SSHD(t)
+		base, err := sftpfs.Dial(sftpfs.Config{Addr: ssh.Addr, User: ssh.User, KeyFiles: []string{ssh.KeyFile},
+			KnownHosts: []string{ssh.KnownHosts}}, ssh.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { base.Close() })
+		tm := mountView(t, ssh.Root, mustFsx(t, base, base16384.NewCodec()), Options{Name: "pjdfstest-sftp", Writable: true, AllowOther: true})
+		res := runPjdfs(t, suite, tm.mnt)
+		res.log(t, "b14fs mount -w -o allow_other sftp://")
+		if res.tests < pjdfsMinTests {
+			t.Errorf("pjdfstest ran %d test points, want at least %d", res.tests, pjdfsMinTests)
+		}
+	})
 }
 
 // pjdfsMaxFailures is how many of pjdfstest's test points may fail through
@@ -118,6 +143,10 @@ const pjdfsTimeout = 10 * time.Minute
 // pjdfsEnvVar names the variable that says where pjdfstest's source is: its
 // tarball or an unpacked tree.
 const pjdfsEnvVar = "B14FS_PJDFSTEST"
+
+// pjdfsSFTPVar names the variable that, when set, runs the suite through a
+// mount over SFTP as well.
+const pjdfsSFTPVar = "B14FS_PJDFSTEST_SFTP"
 
 // pjdfsKeepVar names the variable that, when set to a directory, keeps the
 // TAP of each test file there (in a directory named after the test), to
