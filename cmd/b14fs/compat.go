@@ -123,6 +123,12 @@ func runCompat(args []string, std stdio) int {
 		defer in.Close()
 		src = in
 	}
+	if args[2] == "" {
+		// openOutput takes "" for standard output; the C CLI fails to
+		// open a file of that name.
+		fmt.Fprintf(std.err, "%s: open : %v\n", compatName, syscall.ENOENT)
+		return compatOutput
+	}
 	out, err := openOutput(std, args[2])
 	if err != nil {
 		fmt.Fprintf(std.err, "%s: %v\n", compatName, err)

@@ -204,6 +204,10 @@ func TestCompatFlags(t *testing.T) {
 		{[]string{"-t", "plain", "-"}, 255, nil},
 		{[]string{"-ecC", "plain", "-"}, 255, nil},
 		{[]string{"-x", "plain", "-"}, 255, nil},
+		// An empty output name (an unset variable in a script) is no
+		// name: the C CLI fails to open it, and writes nothing.
+		{[]string{"-e", "plain", ""}, 2, nil},
+		{[]string{"-d", "sum", ""}, 2, nil},
 	}
 	var stdout, stderr bytes.Buffer
 	for _, tc := range tests {
@@ -218,6 +222,8 @@ func TestCompatFlags(t *testing.T) {
 			t.Errorf("%q: wrote % X, want % X", tc.args, stdout.Bytes(), tc.out)
 		case tc.status == compatUsage && !strings.Contains(stdout.String(), "-[ed][t][n][cC]"):
 			t.Errorf("%q: usage not on standard output: %q", tc.args, stdout.String())
+		case tc.status == compatOutput && (stdout.Len() > 0 || stderr.Len() == 0):
+			t.Errorf("%q: wrote %d bytes and said %q; want nothing written and a message", tc.args, stdout.Len(), stderr.String())
 		}
 	}
 }
