@@ -21,7 +21,9 @@ func (h *handler) serveIndex(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if !strings.HasSuffix(r.URL.Path, "/") {
-		http.Redirect(w, r, (&url.URL{Path: r.URL.Path + "/"}).EscapedPath(), http.StatusMovedPermanently)
+		// One leading slash: "//host/" is another host to a browser.
+		to := "/" + strings.TrimLeft(r.URL.Path, "/") + "/"
+		http.Redirect(w, r, (&url.URL{Path: to}).EscapedPath(), http.StatusMovedPermanently)
 		return true
 	}
 	f, err := fsys.OpenFile(r.Context(), name, os.O_RDONLY, 0)

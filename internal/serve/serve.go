@@ -157,7 +157,8 @@ func (h *handler) logError(r *http.Request, err error) {
 		return
 	}
 	h.logMu.Lock()
-	fmt.Fprintf(h.opts.Log, "b14fs: %s %s: %v\n", r.Method, r.URL.EscapedPath(), err)
+	// Quoted: the error may hold the decoded path, which a client chose.
+	fmt.Fprintf(h.opts.Log, "b14fs: %s %q: %q\n", r.Method, r.URL.EscapedPath(), err.Error())
 	h.logMu.Unlock()
 }
 

@@ -345,6 +345,40 @@ func TestLog(t *testing.T) {
 	}
 }
 
+// TestLogQuotes checks that a request's path reaches the log quoted, also
+// inside a reason: a path holding a newline and a terminal escape cannot
+// forge a line or colour the terminal.
+func TestLogQuotes(t *testing.T) {
+	var buf bytes.Buffer
+	srv, _, _, _ := setup(t, Options{Log: &syncWriter{w: &buf}})
+	do(t, "GET", srv.URL+"/a%0aFAKE%20LINE%1b[31m", nil)
+	srv.Close()
+	if strings.Contains(buf.String(), "\x1b") {
+		t.Errorf("log holds a raw escape: %q", buf.String())
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		if strings.HasPrefix(line, "FAKE") {
+			t.Errorf("a forged log line: %q", line)
+		}
+	}
+}
+
+// TestRedirectOneSlash checks that the redirect of a directory's URL to
+// the one ending in a slash never starts with two slashes, which browsers
+// take for another host.
+func TestRedirectOneSlash(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(srv.URL + "//sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusMovedPermanently || strings.HasPrefix(loc, "//") {
+		t.Errorf("GET //sub: %d, Location %q", resp.StatusCode, loc)
+	}
+}
+
 type syncWriter struct {
 	w io.Writer
 }
