@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -96,6 +97,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	var dest *url.URL
 	if d := r.Header.Get("Destination"); d != "" {
 		u, err := url.Parse(d)
 		if err != nil {
@@ -106,11 +108,18 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Destination: "+err.Error(), http.StatusBadRequest)
 			return
 		}
+		dest = u
 	}
 	if !h.opts.Writable && writeMethods[r.Method] {
 		w.Header().Set("Allow", "OPTIONS, GET, HEAD, PROPFIND")
 		http.Error(w, "read-only: serve with -w to write", http.StatusMethodNotAllowed)
 		return
+	}
+	if (r.Method == "MOVE" || r.Method == "COPY") && dest != nil {
+		if status, msg := h.checkMoveCopy(r, dest); status != 0 {
+			http.Error(w, msg, status)
+			return
+		}
 	}
 	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && h.serveIndex(w, r) {
 		return
@@ -138,6 +147,35 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	r, failed := withFailures(r)
 	h.dav.ServeHTTP(&failureWriter{ResponseWriter: w, failure: failed}, r)
+}
+
+// checkMoveCopy refuses, before anything is changed, a MOVE or COPY that
+// cannot succeed: x/net/webdav removes the destination before it renames
+// or copies, so such a request (a client's retry of a MOVE that succeeded,
+// a move of a collection into itself, of a link that leads out of DIR, of
+// the root) lost the destination. It returns the status and message of
+// the refusal, or 0.
+func (h *handler) checkMoveCopy(r *http.Request, dest *url.URL) (int, string) {
+	src, dst := clean(r.URL.Path), clean(dest.Path)
+	switch {
+	case src == "/":
+		return http.StatusForbidden, r.Method + " of the root"
+	case src == dst:
+		return http.StatusForbidden, r.Method + " onto itself"
+	case strings.HasPrefix(dst, strings.TrimSuffix(src, "/")+"/"):
+		return http.StatusForbidden, r.Method + " into itself"
+	}
+	_, err := h.dav.FileSystem.Stat(r.Context(), src)
+	switch {
+	case err == nil:
+		return 0, ""
+	case errors.Is(err, fs.ErrNotExist):
+		return http.StatusNotFound, "no such source"
+	case errors.Is(err, fs.ErrPermission):
+		return http.StatusForbidden, "the source leads out of the directory served"
+	}
+	h.logError(r, err)
+	return http.StatusServiceUnavailable, "the storage failed"
 }
 
 // authorized reports whether r carries the credentials, comparing them in
