@@ -2,7 +2,6 @@ package fsx_test
 
 import (
 	"errors"
-	"os"
 	"strconv"
 	"syscall"
 	"testing"
@@ -24,18 +23,6 @@ func fsxErrno(err error) error {
 		return syscall.EBADF
 	}
 	return err
-}
-
-// differentialOps is how many operations each seed of
-// TestDifferentialOsFs runs: B14FS_DIFF_OPS, or 20,000 (2,000 with -short).
-func differentialOps() int {
-	if n, err := strconv.Atoi(os.Getenv("B14FS_DIFF_OPS")); err == nil && n > 0 {
-		return n
-	}
-	if testing.Short() {
-		return 2000
-	}
-	return 20000
 }
 
 // TestDifferentialOsFs applies random sequences of operations through
@@ -61,7 +48,7 @@ func TestDifferentialOsFs(t *testing.T) {
 				} else {
 					fsys = newFs(t, base, base16384.NewCodec())
 				}
-				ops := differentialOps()
+				ops := difftest.DefaultOps()
 				if c.gz {
 					ops /= 4 // every read in the middle decodes from the start
 				}

@@ -49,7 +49,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"testing"
 )
 
 // FS is a filesystem a sequence runs on. Names are slash-separated and
@@ -202,4 +204,19 @@ func (d *Difference) Error() string {
 		fmt.Fprintf(&s, "\t%v\n", op)
 	}
 	return s.String()
+}
+
+// OpsEnvVar names the environment variable that sets DefaultOps.
+const OpsEnvVar = "B14FS_DIFF_OPS"
+
+// DefaultOps is how many operations a test's seed runs by default:
+// $B14FS_DIFF_OPS, or 20,000 (2,000 with go test -short).
+func DefaultOps() int {
+	if n, err := strconv.Atoi(os.Getenv(OpsEnvVar)); err == nil && n > 0 {
+		return n
+	}
+	if testing.Short() {
+		return 2000
+	}
+	return 20000
 }

@@ -9,18 +9,6 @@ import (
 	"github.com/b14fs/b14fs/internal/difftest"
 )
 
-// differentialOps is how many operations each seed of the mount's
-// differential tests runs: B14FS_DIFF_OPS, or 20,000 (2,000 with -short).
-func differentialOps() int {
-	if n, err := strconv.Atoi(os.Getenv("B14FS_DIFF_OPS")); err == nil && n > 0 {
-		return n
-	}
-	if testing.Short() {
-		return 2000
-	}
-	return 20000
-}
-
 // TestDifferential applies random sequences of operations through several
 // descriptors and names (see difftest) to a local directory and to the
 // mount, and requires every result and every content to be the same.
@@ -32,7 +20,7 @@ func TestDifferential(t *testing.T) {
 			if err := os.Mkdir(mnt, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cfg := difftest.Config{Seed: seed, Ops: differentialOps()}
+			cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps()}
 			if err := difftest.Run(cfg, difftest.Dir(t.TempDir()), difftest.Dir(mnt)); err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +40,7 @@ func TestDifferentialTwoProcesses(t *testing.T) {
 			if err := os.Mkdir(mnt, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cfg := difftest.Config{Seed: seed, Ops: differentialOps() / 4}
+			cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps() / 4}
 			err := difftest.RunSplit(cfg, difftest.Dir(ref), startDiffChild(t, ref), difftest.Dir(mnt), startDiffChild(t, mnt))
 			if err != nil {
 				t.Fatal(err)
