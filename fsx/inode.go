@@ -69,6 +69,21 @@ type inodeTable struct {
 	seq    uint64
 }
 
+// forgetName drops the name p of ino. t.mu is held.
+func (t *inodeTable) forgetName(ino *inode, p string) {
+	delete(ino.names, p)
+	if t.byPath[p] == ino {
+		delete(t.byPath, p)
+	}
+}
+
+// forgetID makes ino no longer found by its identity. t.mu is held.
+func (t *inodeTable) forgetID(ino *inode) {
+	if t.byID[ino.id] == ino {
+		delete(t.byID, ino.id)
+	}
+}
+
 // acquire returns the inode of the stored file at path, loaded, with one
 // more reference, making and loading it if no file of it is open.
 func (f *Fs) acquire(path string) (*inode, error) {
@@ -146,13 +161,9 @@ func (f *Fs) releaseInode(ino *inode) {
 	last := ino.refs == 0
 	if last {
 		for p := range ino.names {
-			if t.byPath[p] == ino {
-				delete(t.byPath, p)
-			}
+			t.forgetName(ino, p)
 		}
-		if t.byID[ino.id] == ino {
-			delete(t.byID, ino.id)
-		}
+		t.forgetID(ino)
 	}
 	t.mu.Unlock()
 	if !last {
@@ -214,9 +225,7 @@ func (ino *inode) load() error {
 	if id, ok := identity(info); ok {
 		t := &ino.fsys.inodes
 		t.mu.Lock()
-		if t.byID[ino.id] == ino {
-			delete(t.byID, ino.id)
-		}
+		t.forgetID(ino)
 		ino.id = id
 		if !ino.unlinked && t.byID[id] == nil {
 			t.byID[id] = ino
@@ -232,9 +241,7 @@ func (ino *inode) unload() {
 	// base may give the identity to another file.
 	t := &ino.fsys.inodes
 	t.mu.Lock()
-	if t.byID[ino.id] == ino {
-		delete(t.byID, ino.id)
-	}
+	t.forgetID(ino)
 	t.mu.Unlock()
 	if ino.base != nil {
 		ino.src.close()
@@ -490,12 +497,8 @@ func (f *Fs) unlinkNames(inos []*inode, path string, exact bool) {
 	defer t.mu.Unlock()
 	for _, ino := range inos {
 		for p := range ino.names {
-			if !under(p, path, exact) {
-				continue
-			}
-			delete(ino.names, p)
-			if t.byPath[p] == ino {
-				delete(t.byPath, p)
+			if under(p, path, exact) {
+				t.forgetName(ino, p)
 			}
 		}
 		if _, ok := ino.names[ino.stored]; ok {
@@ -507,9 +510,7 @@ func (f *Fs) unlinkNames(inos []*inode, path string, exact bool) {
 		}
 		if len(ino.names) == 0 {
 			ino.unlinked = true
-			if t.byID[ino.id] == ino {
-				delete(t.byID, ino.id)
-			}
+			t.forgetID(ino)
 		}
 	}
 }
@@ -526,10 +527,7 @@ func (f *Fs) move(inos []*inode, from, to string) {
 				continue
 			}
 			np := to + strings.TrimPrefix(p, from)
-			delete(ino.names, p)
-			if t.byPath[p] == ino {
-				delete(t.byPath, p)
-			}
+			t.forgetName(ino, p)
 			ino.names[np] = struct{}{}
 			t.byPath[np] = ino
 			if ino.stored == p {

@@ -9,24 +9,24 @@ import (
 	"time"
 )
 
-// A Mknoder is a base filesystem that makes special files (internal/rootfs
-// is one).
+// A Mknoder is a filesystem that makes special files (internal/rootfs as a
+// base; an Fs over such a base is one too).
 type Mknoder interface {
 	// Mknod makes a FIFO, a socket or a device of the type and
 	// permissions mode gives, a device numbered dev.
 	Mknod(name string, mode os.FileMode, dev uint64) error
 }
 
-// A Lchtimeser is a base filesystem that changes the times of a link
-// itself (internal/rootfs is one).
+// A Lchtimeser is a filesystem that changes the times of a link itself
+// (internal/rootfs as a base; an Fs over such a base is one too).
 type Lchtimeser interface {
 	// Lchtimes changes the times of the named file or link, not
 	// following a link.
 	Lchtimes(name string, atime, mtime time.Time) error
 }
 
-// A HardLinker is a base filesystem with hard links (internal/rootfs is
-// one).
+// A HardLinker is a filesystem with hard links (internal/rootfs as a base;
+// an Fs over such a base is one too).
 type HardLinker interface {
 	// Link makes newname another name of the file oldname names.
 	Link(oldname, newname string) error

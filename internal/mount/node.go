@@ -297,21 +297,10 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 
 // chtimes sets the times of the file at p, of a link itself.
 func (n *node) chtimes(p string, atime, mtime time.Time) error {
-	if lc, ok := n.m.fsys.(lchtimeser); ok && n.Mode() == syscall.S_IFLNK {
+	if lc, ok := n.m.fsys.(fsx.Lchtimeser); ok && n.Mode() == syscall.S_IFLNK {
 		return lc.Lchtimes(p, atime, mtime)
 	}
 	return n.m.fsys.Chtimes(p, atime, mtime)
-}
-
-// An lchtimeser changes the times of a link itself (fsx does, over a base
-// that can).
-type lchtimeser interface {
-	Lchtimes(name string, atime, mtime time.Time) error
-}
-
-// A mknoder makes special files (fsx does, over a base that can).
-type mknoder interface {
-	Mknod(name string, mode os.FileMode, dev uint64) error
 }
 
 // Mknod makes a FIFO, a socket (a program binding a Unix socket makes
@@ -320,7 +309,7 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 	if !n.m.opts.Writable {
 		return nil, syscall.EROFS
 	}
-	mk, ok := n.m.fsys.(mknoder)
+	mk, ok := n.m.fsys.(fsx.Mknoder)
 	if !ok {
 		return nil, syscall.ENOTSUP
 	}
@@ -520,7 +509,7 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	if !n.m.opts.Writable {
 		return nil, syscall.EROFS
 	}
-	ln, ok := n.m.fsys.(hardLinker)
+	ln, ok := n.m.fsys.(fsx.HardLinker)
 	if !ok {
 		return nil, syscall.EPERM
 	}
@@ -533,11 +522,6 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 		return nil, n.createErrno(err)
 	}
 	return n.newEntry(ctx, name, p, out)
-}
-
-// A hardLinker makes hard links (fsx does, over a base that can).
-type hardLinker interface {
-	Link(oldname, newname string) error
 }
 
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno { return n.remove(name) }
