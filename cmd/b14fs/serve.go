@@ -128,7 +128,7 @@ func runServer(std stdio, dir, addr string, h http.Handler, authenticated bool, 
 		Ready: func(url string) {
 			fmt.Fprintf(std.err, "b14fs: serving %s at %s; Ctrl-C or SIGTERM stops\n", dir, url)
 			if urlFile != "" {
-				if urlErr = os.WriteFile(urlFile, []byte(url+"\n"), 0o644); urlErr != nil {
+				if urlErr = writeURLFile(urlFile, url); urlErr != nil {
 					stop()
 				}
 			}
@@ -142,4 +142,18 @@ func runServer(std stdio, dir, addr string, h http.Handler, authenticated bool, 
 	}
 	fmt.Fprintf(std.err, "b14fs: stopped serving %s\n", dir)
 	return nil
+}
+
+// writeURLFile writes url to path whole at once, through a temporary file,
+// so that a script waiting for path to appear never reads it empty.
+func writeURLFile(path, url string) error {
+	f, err := createOutput(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, url+"\n"); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
 }

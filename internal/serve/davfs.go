@@ -3,11 +3,14 @@ package serve
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io/fs"
 	"mime"
+	"net/http"
 	"os"
 	"path"
+	"syscall"
 
 	"github.com/spf13/afero"
 	"golang.org/x/net/webdav"
@@ -35,15 +38,34 @@ func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.File
 	if !d.writable && flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0 {
 		return nil, errReadOnly
 	}
-	if b, ok := ctx.Value(putKey{}).(*putBody); ok && flag&os.O_TRUNC != 0 {
-		return d.openUpload(clean(name), b, perm)
+	r := replacementOf(ctx)
+	if flag&os.O_TRUNC != 0 {
+		if b, ok := ctx.Value(putKey{}).(*putBody); ok {
+			return d.openUpload(ctx, clean(name), b, perm)
+		}
+		if r != nil && r.method == "COPY" {
+			return d.openUpload(ctx, clean(name), r, perm)
+		}
 	}
 	f, err := d.fs.OpenFile(clean(name), flag, perm)
+	if errors.Is(err, syscall.EISDIR) && flag == os.O_RDWR {
+		// PROPPATCH opens what it patches for writing: a collection's dead
+		// properties are not in the directory.
+		f, err = d.fs.OpenFile(clean(name), os.O_RDONLY, 0)
+	}
 	if err != nil {
 		return nil, noteFailure(ctx, err)
 	}
-	return davFile{File: f, fs: d.fs, name: clean(name), props: d.props}, nil
+	file := davFile{File: f, fs: d.fs, name: clean(name), props: d.props}
+	if r != nil && r.method == "COPY" && flag&accessMode == os.O_RDONLY {
+		return copySource{file, ctx, r}, nil
+	}
+	return file, nil
 }
+
+// accessMode are the bits of an open's flags that say how it reads and
+// writes.
+const accessMode = os.O_RDONLY | os.O_WRONLY | os.O_RDWR
 
 func (d davFS) RemoveAll(ctx context.Context, name string) error {
 	if !d.writable {
@@ -51,6 +73,15 @@ func (d davFS) RemoveAll(ctx context.Context, name string) error {
 	}
 	if clean(name) == "/" {
 		return &fs.PathError{Op: "removeall", Path: name, Err: fs.ErrPermission}
+	}
+	if r := replacementOf(ctx); r != nil && clean(name) == r.dst {
+		if err := r.setAside(); err != nil {
+			if errors.Is(err, errors.ErrUnsupported) {
+				noteStatus(ctx, http.StatusConflict, "the storage cannot replace the destination: remove it first")
+			}
+			return noteFailure(ctx, err)
+		}
+		return nil
 	}
 	if err := d.fs.RemoveAll(clean(name)); err != nil {
 		return noteFailure(ctx, err)
@@ -112,12 +143,20 @@ func (f davFile) Stat() (os.FileInfo, error) {
 // tree or to nothing, a file whose size cannot be decoded) is left out, so
 // that it does not break the listing of its directory; a GET of it gets
 // the error.
-func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
+func (f davFile) Readdir(n int) ([]os.FileInfo, error) { return f.readdir(n, false) }
+
+// readdir is Readdir; when strict, an entry that cannot be stated for
+// another reason than being missing or out of the served tree fails the
+// listing.
+func (f davFile) readdir(n int, strict bool) ([]os.FileInfo, error) {
 	names, err := f.File.Readdirnames(n)
 	fis := make([]os.FileInfo, 0, len(names))
 	for _, name := range names {
 		fi, err := f.fs.Stat(path.Join(f.name, name))
 		if err != nil {
+			if strict && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+				return fis, err
+			}
 			continue
 		}
 		fis = append(fis, info{fi})

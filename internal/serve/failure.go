@@ -24,10 +24,15 @@ import (
 type failureKey struct{}
 
 // A failure is the first error of the storage met while serving a request
-// that says nothing about the request itself.
+// that says nothing about the request itself, or the status that the
+// failure of the request has (507 for a full disk, 413 for a body too
+// large, 409 for a destination the storage cannot replace), which webdav
+// does not tell apart.
 type failure struct {
-	mu  sync.Mutex
-	err error
+	mu     sync.Mutex
+	err    error
+	status int
+	reason string
 }
 
 // withFailures returns r with a place for its storage failures.
@@ -46,10 +51,22 @@ var requestErrors = []error{
 }
 
 // noteFailure records err in ctx's failure when it is a failure of the
-// storage, and returns err.
+// storage, or an error with a status of its own, and returns err.
 func noteFailure(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+		noteStatus(ctx, http.StatusInsufficientStorage, "the storage is full")
+		return err
+	case errors.As(err, &tooLarge):
+		noteStatus(ctx, http.StatusRequestEntityTooLarge, "the body is over the upload limit")
+		return err
+	case errors.Is(err, syscall.EFBIG):
+		noteStatus(ctx, http.StatusRequestEntityTooLarge, "the file would be too large")
+		return err
 	}
 	for _, e := range requestErrors {
 		if errors.Is(err, e) {
@@ -66,8 +83,22 @@ func noteFailure(ctx context.Context, err error) error {
 	return err
 }
 
-// failureWriter turns the 404 or 405 that webdav answers a storage
-// failure with into a 503, or a 500 for stored data that does not decode.
+// noteStatus records in ctx's failure that the request failed with status,
+// for reason, unless a status was recorded already.
+func noteStatus(ctx context.Context, status int, reason string) {
+	if f, ok := ctx.Value(failureKey{}).(*failure); ok {
+		f.mu.Lock()
+		if f.status == 0 {
+			f.status, f.reason = status, reason
+		}
+		f.mu.Unlock()
+	}
+}
+
+// failureWriter turns the 404, 405 or 403 (MOVE, COPY) that webdav answers
+// a storage failure with into a 503, or a 500 for stored data that does not decode,
+// and the error status webdav answers a failure that has a status of its
+// own into that status.
 type failureWriter struct {
 	http.ResponseWriter
 	failure  *failure
@@ -76,9 +107,14 @@ type failureWriter struct {
 
 func (w *failureWriter) WriteHeader(code int) {
 	w.failure.mu.Lock()
-	err := w.failure.err
+	err, status, reason := w.failure.err, w.failure.status, w.failure.reason
 	w.failure.mu.Unlock()
-	if err == nil || (code != http.StatusNotFound && code != http.StatusMethodNotAllowed) {
+	if status != 0 && code >= 400 {
+		w.replaced = true
+		http.Error(w.ResponseWriter, reason, status)
+		return
+	}
+	if err == nil || (code != http.StatusNotFound && code != http.StatusMethodNotAllowed && code != http.StatusForbidden) {
 		w.ResponseWriter.WriteHeader(code)
 		return
 	}

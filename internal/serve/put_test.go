@@ -1,11 +1,17 @@
 package serve
 
 import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +21,7 @@ import (
 	"github.com/b14fs/b14fs/internal/atomicfile"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -111,16 +118,21 @@ func TestPutWithoutRename(t *testing.T) {
 	}
 	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
 	defer srv.Close()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"/notes.txt", "/new.txt"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Write([]byte("PUT " + name + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial upload"))
+		time.Sleep(100 * time.Millisecond)
+		conn.Close()
+		time.Sleep(200 * time.Millisecond)
 	}
-	conn.Write([]byte("PUT /notes.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial upload"))
-	time.Sleep(100 * time.Millisecond)
-	conn.Close()
-	time.Sleep(200 * time.Millisecond)
 	if _, data := do(t, "GET", srv.URL+"/notes.txt", nil); string(data) != "old notes\n" {
 		t.Errorf("after an interrupted PUT: %q", data)
+	}
+	if _, err := base.Stat("/new.txt.b14"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an interrupted PUT of a new name left an object: %v", err)
 	}
 	for _, name := range []string{"/notes.txt", "/new.txt"} {
 		resp, _ := do(t, "PUT", srv.URL+name, strings.NewReader("new notes\n"))
@@ -134,5 +146,63 @@ func TestPutWithoutRename(t *testing.T) {
 	names, _ := afero.ReadDir(base, "/")
 	if len(names) != 2 {
 		t.Errorf("the bucket holds %d objects, want 2 (no temporary file left)", len(names))
+	}
+}
+
+// TestFullDisk serves a directory on a tmpfs too small for what is sent
+// (as root, which mounting one needs): PUTs and COPYs that do not fit get
+// 507 Insufficient Storage, and leave the directory as it was: the
+// previous content of a file, no file for a new name, no temporary file.
+func TestFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
+		t.Skipf("mount tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	root, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	fsys, err := fsx.New(root, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, fsys, "/old.txt", "/dir/a")
+	if err := afero.WriteFile(fsys, "/big.bin", bytes.Repeat([]byte("big "), 150<<10/4), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
+	defer srv.Close()
+	before := snapshot(t, dir)
+	large := func() io.Reader { return bytes.NewReader(make([]byte, 1<<20)) }
+	chunked := func() io.Reader { return io.MultiReader(large()) }
+	for _, tt := range []struct {
+		method, name string
+		body         func() io.Reader
+		hdr          []string
+	}{
+		{"PUT", "/new.bin", large, nil},
+		{"PUT", "/new.bin", chunked, nil},
+		{"PUT", "/old.txt", large, nil},
+		{"PUT", "/dir/a", chunked, nil},
+		{"COPY", "/big.bin", nil, []string{"Destination", srv.URL + "/copy.bin"}},
+		{"COPY", "/big.bin", nil, []string{"Destination", srv.URL + "/old.txt", "Overwrite", "T"}},
+		{"COPY", "/big.bin", nil, []string{"Destination", srv.URL + "/dir", "Overwrite", "T"}},
+	} {
+		var body io.Reader
+		if tt.body != nil {
+			body = tt.body()
+		}
+		resp, msg := do(t, tt.method, srv.URL+tt.name, body, tt.hdr...)
+		if resp.StatusCode != http.StatusInsufficientStorage {
+			t.Errorf("%s %s %q on a full disk: %d %q, want 507", tt.method, tt.name, tt.hdr, resp.StatusCode, msg)
+		}
+		if d := diffSnapshots(before, snapshot(t, dir)); d != "" {
+			t.Errorf("after %s %s %q on a full disk:%s", tt.method, tt.name, tt.hdr, d)
+		}
 	}
 }

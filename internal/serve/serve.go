@@ -6,6 +6,7 @@
 package serve
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/spf13/afero"
 	"golang.org/x/net/webdav"
+
+	"github.com/b14fs/b14fs/core"
 )
 
 // Limits on what a client sends.
@@ -126,6 +129,10 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case r.Method == http.MethodPut:
+		if h.opts.MaxUpload > 0 && r.ContentLength > h.opts.MaxUpload {
+			http.Error(w, "the body is over the upload limit", http.StatusRequestEntityTooLarge)
+			return
+		}
 		if h.opts.MaxUpload > 0 {
 			r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxUpload)
 		}
@@ -146,7 +153,15 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r, failed := withFailures(r)
-	h.dav.ServeHTTP(&failureWriter{ResponseWriter: w, failure: failed}, r)
+	w = &failureWriter{ResponseWriter: w, failure: failed}
+	if (r.Method == "MOVE" || r.Method == "COPY") && dest != nil {
+		fsys := h.dav.FileSystem.(davFS)
+		rep := newReplacement(fsys, r.Method, clean(r.URL.Path), clean(dest.Path), func(err error) { h.logError(r, err) })
+		r = r.WithContext(context.WithValue(r.Context(), replacementKey{}, rep))
+		w = &replacementWriter{ResponseWriter: w, r: rep}
+		defer rep.finish(http.StatusInternalServerError) // if webdav wrote no status
+	}
+	h.dav.ServeHTTP(w, r)
 }
 
 // checkMoveCopy refuses, before anything is changed, a MOVE or COPY that
@@ -164,6 +179,8 @@ func (h *handler) checkMoveCopy(r *http.Request, dest *url.URL) (int, string) {
 		return http.StatusForbidden, r.Method + " onto itself"
 	case strings.HasPrefix(dst, strings.TrimSuffix(src, "/")+"/"):
 		return http.StatusForbidden, r.Method + " into itself"
+	case strings.HasPrefix(src, strings.TrimSuffix(dst, "/")+"/"):
+		return http.StatusForbidden, r.Method + " onto a collection that holds the source"
 	}
 	_, err := h.dav.FileSystem.Stat(r.Context(), src)
 	switch {
@@ -173,6 +190,9 @@ func (h *handler) checkMoveCopy(r *http.Request, dest *url.URL) (int, string) {
 		return http.StatusNotFound, "no such source"
 	case errors.Is(err, fs.ErrPermission):
 		return http.StatusForbidden, "the source leads out of the directory served"
+	case errors.Is(err, core.ErrInvalidData):
+		h.logError(r, err)
+		return http.StatusInternalServerError, "the stored source does not decode"
 	}
 	h.logError(r, err)
 	return http.StatusServiceUnavailable, "the storage failed"

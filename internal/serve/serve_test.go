@@ -238,13 +238,27 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// TestLimits checks that a PUT over the upload limit gets 413 and stores
+// nothing, whether its length was announced or only found on the way, and
+// that an XML body over its limit is refused.
 func TestLimits(t *testing.T) {
-	srv, _, _, _ := setup(t, Options{Writable: true, MaxUpload: 10})
-	resp, _ := do(t, "PUT", srv.URL+"/big.txt", strings.NewReader(strings.Repeat("x", 100)))
-	if resp.StatusCode < 400 {
-		t.Errorf("PUT over --max-upload: %s", resp.Status)
+	srv, dir, _, _ := setup(t, Options{Writable: true, MaxUpload: 10})
+	before := snapshot(t, dir)
+	bodies := []func() io.Reader{
+		func() io.Reader { return strings.NewReader(strings.Repeat("x", 100)) },                 // Content-Length: 100
+		func() io.Reader { return io.MultiReader(strings.NewReader(strings.Repeat("x", 100))) }, // chunked
 	}
-	resp, _ = do(t, "PROPFIND", srv.URL+"/", strings.NewReader(strings.Repeat(" ", MaxXMLBody+10)))
+	for _, body := range bodies {
+		for _, name := range []string{"/big.txt", "/sub/notes.txt"} {
+			if resp, msg := do(t, "PUT", srv.URL+name, body()); resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Errorf("PUT %s over --max-upload: %d %q, want 413", name, resp.StatusCode, msg)
+			}
+		}
+	}
+	if d := diffSnapshots(before, snapshot(t, dir)); d != "" {
+		t.Errorf("after PUTs over the limit:%s", d)
+	}
+	resp, _ := do(t, "PROPFIND", srv.URL+"/", strings.NewReader(strings.Repeat(" ", MaxXMLBody+10)))
 	if resp.StatusCode < 400 {
 		t.Errorf("PROPFIND body over the limit: %s", resp.Status)
 	}
