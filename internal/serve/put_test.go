@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -99,6 +100,23 @@ func TestInterruptedPut(t *testing.T) {
 	}
 }
 
+// firstRead is a request body that signals its first read.
+type firstRead struct {
+	io.ReadCloser
+	read chan<- struct{}
+	once sync.Once
+}
+
+func (b *firstRead) Read(p []byte) (int, error) {
+	b.once.Do(func() {
+		select {
+		case b.read <- struct{}{}:
+		default:
+		}
+	})
+	return b.ReadCloser.Read(p)
+}
+
 // TestPutWithoutRename checks that uploads work on a base that cannot
 // rename (S3, here the gofakes3 server): fsx stores the whole object at
 // once, and an interrupted upload still leaves the previous content.
@@ -116,7 +134,18 @@ func TestPutWithoutRename(t *testing.T) {
 	if err := afero.WriteFile(fsys, "/notes.txt", []byte("old notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
+	// Each upload is cut once the handler has read from its body, and
+	// checked once the handler is done with it.
+	reading, served := make(chan struct{}, 1), make(chan struct{}, 1)
+	h := Handler(fsys, Options{Writable: true})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &firstRead{ReadCloser: r.Body, read: reading}
+		h.ServeHTTP(w, r)
+		select {
+		case served <- struct{}{}:
+		default:
+		}
+	}))
 	defer srv.Close()
 	for _, name := range []string{"/notes.txt", "/new.txt"} {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
@@ -124,9 +153,9 @@ func TestPutWithoutRename(t *testing.T) {
 			t.Fatal(err)
 		}
 		conn.Write([]byte("PUT " + name + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial upload"))
-		time.Sleep(100 * time.Millisecond)
+		<-reading
 		conn.Close()
-		time.Sleep(200 * time.Millisecond)
+		<-served
 	}
 	if _, data := do(t, "GET", srv.URL+"/notes.txt", nil); string(data) != "old notes\n" {
 		t.Errorf("after an interrupted PUT: %q", data)

@@ -19,10 +19,12 @@ type Proxy struct {
 
 	accepted atomic.Int64
 
-	mu    sync.Mutex
-	conns []net.Conn
-	cut   bool
-	delay time.Duration
+	mu      sync.Mutex
+	conns   []net.Conn
+	cut     bool
+	delay   time.Duration
+	flights int64 // runs of data from clients, each after data from a server
+	lastUp  bool  // the last data came from a client
 }
 
 // NewProxy starts a proxy to target, stopped when the test ends.
@@ -59,15 +61,15 @@ func (p *Proxy) serve() {
 		}
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		go p.pipe(s, c)
-		go p.pipe(c, s)
+		go p.pipe(s, c, true)
+		go p.pipe(c, s, false)
 	}
 }
 
 // pipe copies from src to dst, each chunk the proxy's delay after it
 // arrived: a link with that latency, whose bytes in flight (up to 8 MiB
-// each way) do not wait for one another.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// each way) do not wait for one another. up tells that src is the client.
+func (p *Proxy) pipe(dst, src net.Conn, up bool) {
 	type chunk struct {
 		due  time.Time
 		data []byte
@@ -99,6 +101,10 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 		if n > 0 {
 			p.mu.Lock()
 			d := p.delay
+			if up && !p.lastUp {
+				p.flights++
+			}
+			p.lastUp = up
 			p.mu.Unlock()
 			select {
 			case chunks <- chunk{time.Now().Add(d), buf[:n]}:
@@ -141,6 +147,19 @@ func (p *Proxy) Heal() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cut = false
+}
+
+// Flights returns how many times data went from a client to the server
+// after data came back from it: each round trip that a client waits for
+// before it sends more counts once, however many requests it sends
+// together. It counts over every connection, so a test counts the
+// flights of one call by calling it before and after, on one connection,
+// with a delay (SetDelay) that keeps the requests sent together apart from
+// the answers.
+func (p *Proxy) Flights() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.flights
 }
 
 // Accepted returns how many connections the proxy accepted, those it

@@ -271,8 +271,9 @@ func TestExclusiveCreate(t *testing.T) {
 }
 
 // TestOpenRoundTrips checks that opening a file for reading, a directory
-// or a missing name takes one round trip to the server, over a link with
-// 200 ms round trips: the Stat that tells them apart goes with the open.
+// or a missing name takes one round trip to the server, counted by the
+// proxy of a link with 40 ms round trips: the Stat that tells them apart
+// goes with the open. Two Stats, one after the other, take two.
 func TestOpenRoundTrips(t *testing.T) {
 	s := remotetest.SSHD(t)
 	proxy := remotetest.NewProxy(t, s.Addr)
@@ -283,12 +284,11 @@ func TestOpenRoundTrips(t *testing.T) {
 	if err := fsys.Mkdir("d", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const rtt = 200 * time.Millisecond
-	proxy.SetDelay(rtt / 2)
+	proxy.SetDelay(20 * time.Millisecond)
 	for _, name := range []string{"f", "d", "missing"} {
-		start := time.Now()
+		before := proxy.Flights()
 		f, err := fsys.Open(name)
-		took := time.Since(start)
+		flights := proxy.Flights() - before
 		if name == "missing" {
 			if !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("Open(%s): %v, want ErrNotExist", name, err)
@@ -298,9 +298,15 @@ func TestOpenRoundTrips(t *testing.T) {
 		} else {
 			f.Close()
 		}
-		if took > rtt*3/2 {
-			t.Errorf("Open(%s) took %v: more than one round trip of %v", name, took, rtt)
+		if flights != 1 {
+			t.Errorf("Open(%s) took %d round trips, want 1", name, flights)
 		}
+	}
+	before := proxy.Flights()
+	fsys.Stat("f")
+	fsys.Stat("d")
+	if flights := proxy.Flights() - before; flights != 2 {
+		t.Errorf("two Stats took %d round trips, want 2", flights)
 	}
 	f, err := fsys.Open("f")
 	if err != nil {
