@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/internal/atomicfile"
 )
 
 // dir is an open directory: the base's, listed under shown names.
@@ -137,7 +139,8 @@ func (e dirEntry) String() string { return fs.FormatDirEntry(e) }
 
 // shownEntries turns the base entries of directory name into the shown
 // ones, sorted by name: directories, mapped files and, with ShowUnmapped,
-// unmapped files; a mapped file wins a name over the others.
+// unmapped files, but no temporary file or directory; a mapped file wins a
+// name over the others.
 func (f *Fs) shownEntries(name string, infos []os.FileInfo) []dirEntry {
 	shown := make([]dirEntry, 0, len(infos))
 	mapped := make(map[string]bool)
@@ -145,6 +148,9 @@ func (f *Fs) shownEntries(name string, infos []os.FileInfo) []dirEntry {
 		base := info.Name()
 		e := dirEntry{fsys: f, info: info, name: base, stored: filepath.Join(name, base)}
 		switch s, ok := f.names.shownName(base); {
+		case atomicfile.IsTemp(base):
+			// A temporary file or directory of the project's: the stage
+			// of a file or tree not made yet.
 		case info.IsDir() || f.showsUnmapped(base):
 			shown = append(shown, e)
 		case ok:

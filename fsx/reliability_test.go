@@ -159,25 +159,31 @@ func TestLongNames(t *testing.T) {
 	checkPathError(t, "Create with a stored name over NAME_MAX", err, syscall.ENAMETOOLONG)
 }
 
-// TestStaleTempRemoved checks that the first write to a directory removes
-// the temporary files that a killed process left there, and only those.
+// TestStaleTempRemoved checks that temporary files and directories (the
+// stages of internal/serve) are never listed, and that the first write to
+// a directory removes those that a killed process left there, and only
+// those.
 func TestStaleTempRemoved(t *testing.T) {
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
 		t.Skip(err)
 	}
+	ofKilled := func(name string) string {
+		return strings.Replace(name, "-"+strconv.Itoa(os.Getpid())+"-", "-"+strconv.Itoa(cmd.Process.Pid)+"-", 1)
+	}
 	live := atomicfile.TempName("y.b14")
-	stale := strings.Replace(atomicfile.TempName("x.b14"), "-"+strconv.Itoa(os.Getpid())+"-", "-"+strconv.Itoa(cmd.Process.Pid)+"-", 1)
+	stale := ofKilled(atomicfile.TempName("x.b14"))
+	liveDir, staleDir := atomicfile.TempName("d"), ofKilled(atomicfile.TempName("e"))
 	base := afero.NewMemMapFs()
 	fsys := newFs(t, base, base16384.NewCodec(), fsx.ShowUnmapped())
-	for _, name := range []string{stale, live, "sub/" + stale} {
+	for _, name := range []string{stale, live, "sub/" + stale, liveDir + "/f.b14", staleDir + "/f.b14"} {
 		mustWrite(t, base, name, []byte("partial"))
 	}
 	if names, _ := afero.ReadDir(fsys, "/"); len(names) != 1 || names[0].Name() != "sub" {
 		t.Errorf("listing shows temporary files: %v", names)
 	}
 	mustWrite(t, fsys, "x", []byte("x"))
-	for name, want := range map[string]bool{stale: false, live: true, "sub/" + stale: true} {
+	for name, want := range map[string]bool{stale: false, live: true, "sub/" + stale: true, liveDir: true, staleDir: false} {
 		if ok, _ := afero.Exists(base, name); ok != want {
 			t.Errorf("%s exists: %v, want %v", name, ok, want)
 		}

@@ -10,19 +10,48 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/afero"
 	"golang.org/x/net/webdav"
+
+	"github.com/b14fs/b14fs/internal/atomicfile"
 )
 
 // davFS adapts an afero.Fs to webdav.FileSystem. Its FileInfos carry
 // their own ETag and content type, so that PROPFIND and GET never read a
-// file to find them.
+// file to find them. The operations of a MOVE or COPY go through the
+// request's replacement (replace.go), those of a PUT through an upload
+// (put.go).
 type davFS struct {
 	fs       afero.Fs
 	writable bool
 	props    *deadProps
+	caps     *capabilities
+}
+
+// capabilities are what the file system can do, found out once.
+type capabilities struct {
+	once    sync.Once
+	renames bool
+}
+
+// renames reports whether the file system renames (S3 does not), trying
+// it once, on a temporary directory of the project's.
+func (d davFS) renames() bool {
+	d.caps.once.Do(func() {
+		from, to := "/"+atomicfile.TempName("rename"), "/"+atomicfile.TempName("rename")
+		if d.fs.Mkdir(from, 0o700) != nil {
+			return
+		}
+		d.caps.renames = d.fs.Rename(from, to) == nil
+		if d.caps.renames {
+			from = to
+		}
+		d.fs.RemoveAll(from)
+	})
+	return d.caps.renames
 }
 
 var errReadOnly = &fs.PathError{Op: "write", Path: "/", Err: fs.ErrPermission}
@@ -31,7 +60,11 @@ func (d davFS) Mkdir(ctx context.Context, name string, perm os.FileMode) error {
 	if !d.writable {
 		return errReadOnly
 	}
-	return noteFailure(ctx, d.fs.Mkdir(clean(name), perm))
+	name, err := replacementOf(ctx).path(clean(name), true)
+	if err == nil {
+		err = d.fs.Mkdir(name, perm)
+	}
+	return noteFailure(ctx, err)
 }
 
 func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.FileMode) (webdav.File, error) {
@@ -39,24 +72,28 @@ func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.File
 		return nil, errReadOnly
 	}
 	r := replacementOf(ctx)
+	name, err := r.path(clean(name), flag&os.O_CREATE != 0)
+	if err != nil {
+		return nil, noteFailure(ctx, err)
+	}
 	if flag&os.O_TRUNC != 0 {
 		if b, ok := ctx.Value(putKey{}).(*putBody); ok {
-			return d.openUpload(ctx, clean(name), b, perm)
+			return d.openUpload(ctx, name, b, perm)
 		}
 		if r != nil && r.method == "COPY" {
-			return d.openUpload(ctx, clean(name), r, perm)
+			return d.openUpload(ctx, name, r, perm)
 		}
 	}
-	f, err := d.fs.OpenFile(clean(name), flag, perm)
+	f, err := d.fs.OpenFile(name, flag, perm)
 	if errors.Is(err, syscall.EISDIR) && flag == os.O_RDWR {
 		// PROPPATCH opens what it patches for writing: a collection's dead
 		// properties are not in the directory.
-		f, err = d.fs.OpenFile(clean(name), os.O_RDONLY, 0)
+		f, err = d.fs.OpenFile(name, os.O_RDONLY, 0)
 	}
 	if err != nil {
 		return nil, noteFailure(ctx, err)
 	}
-	file := davFile{File: f, fs: d.fs, name: clean(name), props: d.props}
+	file := davFile{File: f, fs: d.fs, name: name, props: d.props}
 	if r != nil && r.method == "COPY" && flag&accessMode == os.O_RDONLY {
 		return copySource{file, ctx, r}, nil
 	}
@@ -74,7 +111,8 @@ func (d davFS) RemoveAll(ctx context.Context, name string) error {
 	if clean(name) == "/" {
 		return &fs.PathError{Op: "removeall", Path: name, Err: fs.ErrPermission}
 	}
-	if r := replacementOf(ctx); r != nil && clean(name) == r.dst {
+	r := replacementOf(ctx)
+	if r != nil && clean(name) == r.dst && !r.staged {
 		if err := r.setAside(); err != nil {
 			if errors.Is(err, errors.ErrUnsupported) {
 				noteStatus(ctx, http.StatusConflict, "the storage cannot replace the destination: remove it first")
@@ -83,10 +121,14 @@ func (d davFS) RemoveAll(ctx context.Context, name string) error {
 		}
 		return nil
 	}
-	if err := d.fs.RemoveAll(clean(name)); err != nil {
+	name, err := r.path(clean(name), false)
+	if err == nil {
+		err = d.fs.RemoveAll(name)
+	}
+	if err != nil {
 		return noteFailure(ctx, err)
 	}
-	d.props.remove(clean(name))
+	d.props.remove(name)
 	return nil
 }
 
@@ -102,7 +144,11 @@ func (d davFS) Rename(ctx context.Context, oldName, newName string) error {
 }
 
 func (d davFS) Stat(ctx context.Context, name string) (os.FileInfo, error) {
-	fi, err := d.fs.Stat(clean(name))
+	name, err := replacementOf(ctx).path(clean(name), false)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := d.fs.Stat(name)
 	if err != nil {
 		return nil, noteFailure(ctx, err)
 	}

@@ -57,27 +57,15 @@ func (d *deadProps) patch(name string, patches []webdav.Proppatch) []webdav.Prop
 	return []webdav.Propstat{st}
 }
 
-// remove drops the properties of name and of everything under it, and
-// returns them.
-func (d *deadProps) remove(name string) map[string]map[xml.Name]webdav.Property {
+// remove drops the properties of name and of everything under it.
+func (d *deadProps) remove(name string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	removed := map[string]map[xml.Name]webdav.Property{}
-	for p, v := range d.props {
+	for p := range d.props {
 		if under(p, name) {
-			removed[p] = v
 			delete(d.props, p)
 		}
 	}
-	return removed
-}
-
-// restore puts back properties that remove returned, in place of those
-// set since.
-func (d *deadProps) restore(props map[string]map[xml.Name]webdav.Property) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	maps.Copy(d.props, props)
 }
 
 // rename moves the properties of oldName and everything under it.

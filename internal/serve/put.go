@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"syscall"
 
 	"golang.org/x/net/webdav"
+
+	"github.com/b14fs/b14fs/internal/atomicfile"
 )
 
 // An upload (PUT, and each file COPY writes) replaces its target only when
@@ -63,10 +66,24 @@ type discarder interface {
 // drop what was written to them, which could not keep an upload whole.
 var errNoDiscard = errors.New("serve: uploads need a file system whose files can discard writes (fsx)")
 
-// openUpload opens name for an upload from src.
+// openUpload opens name for an upload from src. A PUT of a name that does
+// not exist is written in a stage, a temporary directory of the project's
+// beside it, and renamed into place whole when it is closed: the name
+// shows nothing until then, even to a server killed meanwhile. (fsx makes
+// the name of a file it creates at once, as a file system must.) A base
+// that cannot rename stores the new file in place, at its Close.
 func (d davFS) openUpload(ctx context.Context, name string, src source, perm os.FileMode) (webdav.File, error) {
-	if fi, err := d.fs.Stat(name); err == nil && fi.IsDir() {
+	fi, err := d.fs.Stat(name)
+	if err == nil && fi.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
+	}
+	target, stage := name, ""
+	if _, put := src.(*putBody); put && errors.Is(err, fs.ErrNotExist) && d.renames() {
+		stage = path.Join(path.Dir(name), atomicfile.TempName(path.Base(name)))
+		if err := d.fs.Mkdir(stage, 0o700); err != nil {
+			return nil, noteFailure(ctx, err)
+		}
+		name = path.Join(stage, path.Base(name))
 	}
 	created := true
 	f, err := d.fs.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_TRUNC, perm)
@@ -74,17 +91,25 @@ func (d davFS) openUpload(ctx context.Context, name string, src source, perm os.
 		created = false
 		f, err = d.fs.OpenFile(name, os.O_RDWR|os.O_TRUNC, perm)
 	}
+	if err == nil {
+		if _, ok := f.(discarder); !ok {
+			f.Close()
+			if created {
+				d.fs.Remove(name)
+			}
+			err = &fs.PathError{Op: "open", Path: name, Err: errNoDiscard}
+		}
+	}
 	if err != nil {
+		if stage != "" {
+			d.fs.RemoveAll(stage)
+		}
 		return nil, noteFailure(ctx, err)
 	}
-	if _, ok := f.(discarder); !ok {
-		f.Close()
-		if created {
-			d.fs.Remove(name)
-		}
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errNoDiscard}
-	}
-	return &putFile{davFile: davFile{File: f, fs: d.fs, name: name, props: d.props}, ctx: ctx, created: created, src: src}, nil
+	return &putFile{
+		davFile: davFile{File: f, fs: d.fs, name: target, props: d.props},
+		ctx:     ctx, created: created, stage: stage, written: name, src: src,
+	}, nil
 }
 
 // putFile is the file an upload writes: Close stores it when the whole
@@ -94,6 +119,8 @@ type putFile struct {
 	davFile
 	ctx      context.Context
 	created  bool
+	stage    string // the stage the upload is written in, or ""
+	written  string // the name written: name, or name's place in the stage
 	src      source
 	writeErr error
 }
@@ -107,6 +134,18 @@ func (f *putFile) Write(p []byte) (int, error) {
 }
 
 func (f *putFile) Close() error {
+	err := f.store()
+	if f.stage != "" {
+		f.fs.RemoveAll(f.stage)
+	} else if err != nil && f.created {
+		f.fs.Remove(f.written) // the empty file that held the name
+	}
+	return err
+}
+
+// store stores the upload when all of it arrived and was written, and
+// renames it into place from its stage; otherwise it drops it.
+func (f *putFile) store() error {
 	err := f.writeErr
 	if srcErr := f.src.failed(); srcErr != nil {
 		// The source's own error: a body over the limit has a status, a
@@ -120,16 +159,13 @@ func (f *putFile) Close() error {
 	} else if err != nil {
 		noteFailure(f.ctx, err)
 	}
-	if err == nil {
-		if err = f.davFile.File.Close(); err == nil {
-			return nil
-		}
-		noteFailure(f.ctx, err)
-	} else {
+	if err != nil {
 		f.davFile.File.(discarder).Discard()
+		return err
 	}
-	if f.created {
-		f.fs.Remove(f.name) // the empty file that held the name
+	err = f.davFile.File.Close()
+	if err == nil && f.stage != "" {
+		err = f.fs.Rename(f.written, f.name)
 	}
-	return err
+	return noteFailure(f.ctx, err)
 }

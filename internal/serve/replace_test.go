@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/atomicfile"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
@@ -271,8 +272,8 @@ func TestReplace(t *testing.T) {
 					}
 				}
 				for p := range snapshot(t, dir) {
-					if strings.Contains(p, asideTag) {
-						t.Errorf("left set aside: %s", p)
+					if strings.Contains(p, asideTag) || atomicfile.IsTemp(filepath.Base(p)) {
+						t.Errorf("left set aside or staged: %s", p)
 					}
 				}
 			})

@@ -57,7 +57,7 @@ var writeMethods = map[string]bool{
 func Handler(fsys afero.Fs, opts Options) http.Handler {
 	h := &handler{opts: opts}
 	h.dav = &webdav.Handler{
-		FileSystem: davFS{fs: fsys, writable: opts.Writable, props: newDeadProps()},
+		FileSystem: davFS{fs: fsys, writable: opts.Writable, props: newDeadProps(), caps: new(capabilities)},
 		LockSystem: webdav.NewMemLS(),
 		Logger:     h.logError,
 	}
@@ -184,6 +184,13 @@ func (h *handler) checkMoveCopy(r *http.Request, dest *url.URL) (int, string) {
 	}
 	_, err := h.dav.FileSystem.Stat(r.Context(), src)
 	switch {
+	case err == nil && r.Header.Get("Overwrite") == "F":
+		// Asked here: webdav does not see a destination that COPY makes in
+		// a stage.
+		if _, err := h.dav.FileSystem.Stat(r.Context(), dst); err == nil {
+			return http.StatusPreconditionFailed, "the destination exists and Overwrite is F"
+		}
+		return 0, ""
 	case err == nil:
 		return 0, ""
 	case errors.Is(err, fs.ErrNotExist):
