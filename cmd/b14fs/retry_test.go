@@ -670,6 +670,37 @@ func partialDelete(target string) partialRule {
 	}
 }
 
+// partialAside is the partialRule of a MOVE or COPY over dst (a stored
+// path) where a collection is involved: for the moment of the swap the
+// old destination is set aside, whole, under a hidden name beside it
+// (.b14fs-aside-RANDOM-NAME), so a kill there leaves it under that name,
+// and beside it either the state of a success or the state before less
+// dst. Nothing is lost: the old destination is all there, under another
+// name.
+func partialAside(dst string) partialRule {
+	return func(before, after, got state) string {
+		rest, aside := state{}, state{}
+		for p, e := range got {
+			first, _, _ := strings.Cut(p, "/")
+			if strings.HasPrefix(first, ".b14fs-aside-") && strings.HasSuffix(first, "-"+dst) {
+				aside[dst+strings.TrimPrefix(p, first)] = e
+			} else {
+				rest[p] = e
+			}
+		}
+		in, out := before.split(dst)
+		switch {
+		case len(aside) == 0:
+			return "nothing set aside"
+		case !aside.equal(in):
+			return "what was set aside is not the old " + dst + " (- old, + set aside):\n" + aside.diff(in)
+		case rest.equal(after) || rest.equal(out):
+			return ""
+		}
+		return "beside what was set aside, neither the state of a success nor the state before less " + dst + " (- success, + left):\n" + rest.diff(after)
+	}
+}
+
 // A killCase is a writing request sent to a server that is killed with
 // SIGKILL while it works on it.
 type killCase struct {
@@ -703,14 +734,16 @@ func killCases() []killCase {
 		{name: "MOVE-collection", setup: merge(coll, tree{"keep": "K"}), points: []float64{0, 0.5},
 			call: davCall{Method: "MOVE", Path: "/d/", Dest: "/d2/", Header: infinity}},
 		{name: "MOVE-collection-over-collection", setup: merge(coll, old),
-			call: davCall{Method: "MOVE", Path: "/d/", Dest: "/t/", Header: infinity}},
+			call:    davCall{Method: "MOVE", Path: "/d/", Dest: "/t/", Header: infinity},
+			partial: partialAside("t")},
 		{name: "MOVE-file-over-file", setup: tree{"a.bin": file, "b.txt": "B"},
 			call: davCall{Method: "MOVE", Path: "/a.bin", Dest: "/b.txt"}},
 
 		{name: "COPY-collection", setup: merge(coll, tree{"keep": "K"}),
 			call: davCall{Method: "COPY", Path: "/d/", Dest: "/d2/", Header: infinity}},
 		{name: "COPY-collection-over-collection", setup: merge(coll, old),
-			call: davCall{Method: "COPY", Path: "/d/", Dest: "/t/", Header: infinity}},
+			call:    davCall{Method: "COPY", Path: "/d/", Dest: "/t/", Header: infinity},
+			partial: partialAside("t")},
 		{name: "COPY-file-over-file", setup: tree{"a.bin": file, "b.txt": "B"},
 			call: davCall{Method: "COPY", Path: "/a.bin", Dest: "/b.txt"}},
 

@@ -139,6 +139,9 @@ func (d davFS) Rename(ctx context.Context, oldName, newName string) error {
 	if err := d.fs.Rename(clean(oldName), clean(newName)); err != nil {
 		return noteFailure(ctx, err)
 	}
+	if r := replacementOf(ctx); r != nil {
+		r.moved() // at once: what was set aside stays visible no longer than it must
+	}
 	d.props.rename(clean(oldName), clean(newName))
 	return nil
 }

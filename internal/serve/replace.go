@@ -161,6 +161,17 @@ func (r *replacement) drop(name string) {
 	}
 }
 
+// moved drops what a MOVE set aside, once the source is renamed into
+// place.
+func (r *replacement) moved() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.aside != "" {
+		r.drop(r.aside)
+		r.aside = ""
+	}
+}
+
 // readFailed records an error reading a file that COPY copies.
 func (r *replacement) readFailed(err error) {
 	r.mu.Lock()
