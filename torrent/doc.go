@@ -20,8 +20,10 @@
 //
 // Verify checks data against a torrent: SHA-1 pieces for v1 and hybrid
 // torrents, SHA-256 merkle trees for v2, reading the files from any fs.FS
-// (such as an fsx view of files stored encoded). Create makes a torrent of
-// files.
+// (such as an fsx view of files stored encoded, or RootFS, which keeps
+// every name inside a directory). Create makes a torrent of files, with
+// the info-hashes mktorrent (v1) and libtorrent (v2, hybrid) give the same
+// files, hashing on several goroutines.
 //
 // Hostile input cannot make the package panic or allocate out of proportion
 // to the input: the bencode scanner checks lengths before use and nesting

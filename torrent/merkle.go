@@ -144,6 +144,21 @@ func (f *fileHasher) endPiece() {
 	f.leaves = f.leaves[:0]
 }
 
+// pieceHash ends a piece of a file larger than a piece, written into f
+// since reset (the whole piece, or the file's last bytes), and returns its
+// hash: the root of the piece's blocks, zero hashes after the last.
+func (f *fileHasher) pieceHash() [32]byte {
+	if f.inBlock > 0 {
+		f.endBlock()
+	}
+	if len(f.leaves) > 0 {
+		f.endPiece()
+	}
+	var h [32]byte
+	copy(h[:], f.pieces[len(f.pieces)-32:])
+	return h
+}
+
 // root ends the file and returns its pieces root, and its piece layer
 // when it is larger than a piece.
 func (f *fileHasher) root() (root [32]byte, layer []byte) {

@@ -2,6 +2,7 @@ package torrent
 
 import (
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -139,12 +140,16 @@ func (i *Info) HasV2() bool { return i.MetaVersion == 2 }
 func (i *Info) IsHybrid() bool { return i.HasV1() && i.HasV2() }
 
 // multi reports whether the content is a directory named Name rather than
-// a single file.
+// a single file. A v2 file tree of one file at its top is a single file
+// when the file is called Name, and a directory Name holding that file
+// otherwise, as the v1 part of a hybrid torrent of a directory of one
+// file says it is (libtorrent reads such a v2-only torrent as the file
+// alone, named as in the tree).
 func (i *Info) multi() bool {
 	if i.HasV1() {
 		return i.Files != nil || i.has&hasFiles != 0
 	}
-	return !(len(i.FileTree) == 1 && len(i.FileTree[0].Path) == 1)
+	return !(len(i.FileTree) == 1 && slices.Equal(i.FileTree[0].Path, []string{i.Name}))
 }
 
 // IsDir reports whether the torrent's content is a directory named Name
@@ -301,6 +306,32 @@ func (m *MetaInfo) WebSeeds() []string {
 	var seeds []string
 	for _, u := range m.URLList {
 		if u = strings.TrimSpace(u); u != "" {
+			seeds = append(seeds, u)
+		}
+	}
+	return seeds
+}
+
+// HTTPSeeds returns the HTTP seeds of "httpseeds" (BEP 17), kept in
+// Extra: a list of URLs (items that are not strings left out) or a single
+// URL, trimmed of surrounding white space, empty ones and repeats left
+// out, as libtorrent reads them (it lists them among its web seeds).
+func (m *MetaInfo) HTTPSeeds() []string {
+	raw, ok := m.Extra["httpseeds"]
+	if !ok {
+		return nil
+	}
+	var items []bencode.RawMessage
+	if bencode.Unmarshal(raw, &items) != nil {
+		items = []bencode.RawMessage{raw}
+	}
+	var seeds []string
+	for _, item := range items {
+		var u string
+		if bencode.Unmarshal(item, &u) != nil {
+			continue
+		}
+		if u = strings.TrimSpace(u); u != "" && !slices.Contains(seeds, u) {
 			seeds = append(seeds, u)
 		}
 	}

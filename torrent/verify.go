@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -86,7 +87,11 @@ func (r *Result) OK() bool {
 // file no larger than a piece, or without a layer) for v2, and both for
 // hybrid torrents. Pieces are numbered as Info.Walk lays files out.
 // Padding files are zeros and are not read. A file that is missing, short
-// or unreadable makes its pieces bad, and Verify goes on with the next.
+// or unreadable makes its pieces bad, and Verify goes on with the next;
+// every file that is not complete has an Err that says why. A file is
+// opened only when fsys's Stat says it is a regular file: a FIFO, socket
+// or device is ErrNotRegular, never opened (opening a FIFO waits for a
+// writer). Give it RootFS to keep every name inside a directory.
 //
 // Verify returns an error only when ctx is done or the piece layers do not
 // hash to their files' pieces roots.
@@ -210,9 +215,12 @@ func (v *verifier) check(fr *FileResult) error {
 			v.v1.skip(e.Length - n)
 		}
 		v.progress(e.Length - n)
-		if fr.Err == nil {
-			fr.Err = fmt.Errorf("%d bytes, want %d", n, e.Length)
+		if fr.Err == nil && fr.Size == e.Length {
+			fr.Err = fmt.Errorf("%s read of %d: it changed while it was read", bytesOf(n), e.Length)
 		}
+	}
+	if fr.Err == nil && fr.Size >= 0 && fr.Size != e.Length {
+		fr.Err = sizeError(fr.Size, e.Length)
 	}
 	if v.v2 != nil {
 		v.endV2(n)
@@ -225,20 +233,12 @@ func (v *verifier) check(fr *FileResult) error {
 // in fr.
 func (v *verifier) read(fr *FileResult) (int64, error) {
 	e := &fr.FileEntry
-	f, name, err := v.open(e)
+	f, fi, err := v.open(e)
 	if err != nil {
 		fr.Err = err
 		return 0, nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		fr.Err = err
-		if err == nil {
-			fr.Err = fmt.Errorf("%s: not a regular file", name)
-		}
-		return 0, nil
-	}
 	fr.Size = fi.Size()
 	var n int64
 	for n < e.Length {
@@ -268,24 +268,41 @@ func (v *verifier) read(fr *FileResult) (int64, error) {
 	return n, nil
 }
 
-// open opens the file of e: at its path in the torrent when that is safe
-// (see SafePath), or else, or when there is no such file, at its
-// LocalPath.
-func (v *verifier) open(e *FileEntry) (fs.File, string, error) {
+// open opens the file of e, a regular file (see openRegular): at its path
+// in the torrent when that is safe (see SafePath), or else, or when there
+// is no such file, at its LocalPath.
+func (v *verifier) open(e *FileEntry) (fs.File, fs.FileInfo, error) {
 	name, ok := SafePath(e.Path)
 	err := fmt.Errorf("%q is not a safe path", e.Path)
 	if ok && fs.ValidPath(name) {
 		var f fs.File
-		if f, err = v.fsys.Open(name); err == nil {
-			return f, name, nil
+		var fi fs.FileInfo
+		if f, fi, err = openRegular(v.fsys, name); err == nil {
+			return f, fi, nil
 		}
 	}
 	if local, ok := e.LocalPath(); ok && local != name && fs.ValidPath(local) {
-		if f, lerr := v.fsys.Open(local); lerr == nil || !errors.Is(lerr, fs.ErrNotExist) {
-			return f, local, lerr
+		if f, fi, lerr := openRegular(v.fsys, local); lerr == nil || !errors.Is(lerr, fs.ErrNotExist) {
+			return f, fi, lerr
 		}
 	}
-	return nil, name, err
+	return nil, nil, err
+}
+
+// sizeError says how a file's size differs from the torrent's.
+func sizeError(size, want int64) error {
+	if size > want {
+		return fmt.Errorf("%s too long: %s, want %d", bytesOf(size-want), bytesOf(size), want)
+	}
+	return fmt.Errorf("%s short: %s, want %d", bytesOf(want-size), bytesOf(size), want)
+}
+
+// bytesOf writes n bytes: "1 byte", "2 bytes".
+func bytesOf(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // firstPiece returns the index of the first piece of the file being hashed.

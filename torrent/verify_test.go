@@ -259,3 +259,37 @@ func remap(fsys fstest.MapFS, root, name string) fstest.MapFS {
 	}
 	return out
 }
+
+// Every file that is not complete says why: a file of the wrong size how
+// many bytes it has too many or too few, even when its pieces are good.
+func TestVerifyReasons(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*fstest.MapFile)
+		want   string
+	}{
+		{"one byte longer", func(f *fstest.MapFile) { f.Data = append(bytes.Clone(f.Data), 'x') }, "1 byte too long: 1001 bytes, want 1000"},
+		{"two bytes longer", func(f *fstest.MapFile) { f.Data = append(bytes.Clone(f.Data), 'x', 'y') }, "2 bytes too long: 1002 bytes, want 1000"},
+		{"one byte short", func(f *fstest.MapFile) { f.Data = f.Data[:999] }, "1 byte short: 999 bytes, want 1000"},
+		{"empty", func(f *fstest.MapFile) { f.Data = nil }, "1000 bytes short: 0 bytes, want 1000"},
+	}
+	m := mustParse(t, readTestdata(t, "libtorrent-v2.torrent"))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := content(t)
+			tt.change(fsys["content/dir/c.txt"])
+			r, err := Verify(context.Background(), m, fsys, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range r.Files {
+				if strings.Join(f.Path, "/") != "content/dir/c.txt" {
+					continue
+				}
+				if f.Status != Incomplete || f.Err == nil || f.Err.Error() != tt.want {
+					t.Errorf("%s: %v", f.Status, f.Err)
+				}
+			}
+		})
+	}
+}

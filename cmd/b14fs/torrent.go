@@ -21,6 +21,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/bencode"
 	"github.com/b14fs/b14fs/torrent"
 	"github.com/b14fs/b14fs/transform"
@@ -34,15 +35,16 @@ func newTorrentCommand(reg *core.Registry, std stdio) *cobra.Command {
 	var lenient bool
 	cmd := &cobra.Command{
 		Use:   "torrent",
-		Short: "Answer questions about .torrent files: show, infohash, magnet, verify",
-		Long: `Answer the questions torrent tools answer about a .torrent file (BitTorrent
-metainfo: BEP 3, v2 and hybrid torrents of BEP 52, BEP 12, 19, 27 and 47).
+		Short: "Make .torrent files and answer questions about them: create, show, infohash, magnet, verify",
+		Long: `Make a .torrent file (BitTorrent metainfo: BEP 3, v2 and hybrid torrents of
+BEP 52, BEP 12, 19, 27 and 47), and answer the questions torrent tools
+answer about one.
 
 FILE '-' (or no FILE, for show, infohash and magnet) reads standard input.
 A file that is not valid exits 1 with the byte offset where it went wrong.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			return usageError{errors.New("torrent: no subcommand given (show, infohash, magnet, verify)")}
+			return usageError{errors.New("torrent: no subcommand given (create, show, infohash, magnet, verify)")}
 		},
 	}
 	cmd.PersistentFlags().BoolVar(&lenient, "lenient", false, "accept unsorted and repeated keys and data after the value (reported on standard error)")
@@ -132,7 +134,12 @@ A file that is not valid exits 1 with the byte offset where it went wrong.`,
 to, which holds the file or directory the torrent names), against its
 piece hashes: SHA-1 for v1 torrents, SHA-256 merkle trees for v2, both
 for hybrid ones. Each file is listed as complete, incomplete (with its
-bad pieces) or missing. Exit 0 when everything is complete, 1 otherwise.
+bad pieces) or missing, with the reason. Exit 0 when everything is
+complete, 1 otherwise, 130 after SIGINT or SIGTERM.
+
+No path leads out of DATA-DIR: a symbolic link in it may lead to a file
+in it; one that leads out of it is an error for its file, not followed.
+A FIFO, socket or device is "not a regular file", never opened.
 
 --fs-chain reads DATA-DIR through that chain, as 'b14fs mount' shows it:
 data stored encoded (such as NAME.b14 files with base16384) is checked
@@ -145,10 +152,11 @@ without being decoded to disk.`,
 			if err != nil {
 				return err
 			}
-			fsys, err := dataFS(reg, a[1], fsChain)
+			fsys, done, err := dataFS(reg, a[1], fsChain)
 			if err != nil {
 				return err
 			}
+			defer done()
 			m, _, err := load(a[:1])
 			if err != nil {
 				return err
@@ -159,7 +167,7 @@ without being decoded to disk.`,
 	verify.Flags().StringVar(&fsChain, "fs-chain", "", "read DATA-DIR's files through this `CHAIN` (stored encoded)")
 	verify.Flags().StringVar(&progress, "progress", "auto", "show progress on standard error: auto (on a terminal), always, never")
 
-	cmd.AddCommand(show, infohash, magnet, verify)
+	cmd.AddCommand(newTorrentCreateCommand(std), show, infohash, magnet, verify)
 	return cmd
 }
 
@@ -206,26 +214,37 @@ func torrentDataError(name string, err error) error {
 	return fmt.Errorf("%s: byte offset %d: %s", name, off, msg)
 }
 
-// dataFS returns the directory dir as a file system: as it is, or seen
-// through fsx with the codecs of chain when chain is not empty.
-func dataFS(reg *core.Registry, dir, chain string) (fs.FS, error) {
+// dataFS returns the directory dir as a file system confined to it (a
+// symbolic link may lead to a file inside it, never out of it): as it is,
+// or seen through fsx with the codecs of chain when chain is not empty;
+// and the function that closes it.
+func dataFS(reg *core.Registry, dir, chain string) (fs.FS, func(), error) {
 	if fi, err := os.Stat(dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", dir)
+		return nil, nil, fmt.Errorf("%s: not a directory", dir)
 	}
 	if chain == "" {
-		return os.DirFS(dir), nil
+		r, err := os.OpenRoot(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return torrent.RootFS(r), func() { r.Close() }, nil
 	}
 	codec, err := transform.New(reg, chain)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	fsys, err := fsx.New(afero.NewBasePathFs(afero.NewOsFs(), dir), codec)
+	base, err := rootfs.Open(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return afero.NewIOFS(fsys), nil
+	fsys, err := fsx.New(base.FollowLinks(), codec)
+	if err != nil {
+		base.Close()
+		return nil, nil, err
+	}
+	return afero.NewIOFS(fsys), func() { base.Close() }, nil
 }
 
 // verifyData verifies m's data in fsys and prints what it found.
@@ -234,12 +253,13 @@ func verifyData(std stdio, m *torrent.MetaInfo, fsys fs.FS, delay time.Duration)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := &torrent.VerifyOptions{}
-	if delay >= 0 {
-		p := startProgress(std.err, "verify", nil, m.Info.TotalLength(), delay)
-		defer p.stop()
-		o.Progress = func(n int64) { p.n.Add(n) }
-	}
+	var stopProgress func()
+	o.Progress, stopProgress = torrentProgress(std, "verify", m.Info.TotalLength(), delay)
 	r, err := torrent.Verify(ctx, m, fsys, o)
+	stopProgress()
+	if ctx.Err() != nil {
+		return stopped(std, "torrent verify", ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -271,9 +291,21 @@ func verifyData(std stdio, m *torrent.MetaInfo, fsys fs.FS, delay time.Duration)
 		return err
 	}
 	if !r.OK() {
-		return fmt.Errorf("torrent verify: %d bad pieces, %d of %d files not complete", r.NumBad(), files-complete, files)
+		return fmt.Errorf("torrent verify: %s, %d of %s not complete", plural(r.NumBad(), "bad piece"), files-complete, plural(int64(files), "file"))
 	}
 	return nil
+}
+
+// torrentProgress starts the progress of the work named verb, of total
+// bytes (-1: not known), drawn on standard error after delay (never when
+// delay is negative), and returns the function that counts bytes done
+// (nil for never) and the one that stops the progress.
+func torrentProgress(std stdio, verb string, total int64, delay time.Duration) (add func(int64), stop func()) {
+	if delay < 0 {
+		return nil, func() {}
+	}
+	p := startProgress(std.err, verb, nil, total, delay)
+	return func(n int64) { p.n.Add(n) }, p.stop
 }
 
 // formatRanges writes piece ranges as "5, 7-9".
@@ -312,6 +344,7 @@ type summary struct {
 	Magnet       string     `json:"magnet"`
 	Trackers     [][]text   `json:"trackers"`
 	WebSeeds     []text     `json:"web_seeds"`
+	HTTPSeeds    []text     `json:"http_seeds"` // BEP 17
 	Private      bool       `json:"private"`
 	CreationDate *int64     `json:"creation_date,omitempty"` // seconds since 1970 UTC
 	CreatedBy    *text      `json:"created_by,omitempty"`
@@ -348,7 +381,7 @@ func summarize(m *torrent.MetaInfo) *summary {
 	v1, v2 := m.InfoHashes()
 	s := &summary{
 		Name: text(in.Name), InfoHashV1: v1, InfoHashV2: v2, Magnet: m.Magnet(),
-		Trackers: [][]text{}, WebSeeds: []text{}, Private: in.Private,
+		Trackers: [][]text{}, WebSeeds: []text{}, HTTPSeeds: []text{}, Private: in.Private,
 		PieceLength: in.PieceLength, Pieces: in.NumPieces(), TotalSize: in.TotalLength(),
 		Files: []fileInfo{},
 	}
@@ -369,6 +402,9 @@ func summarize(m *torrent.MetaInfo) *summary {
 	}
 	for _, u := range m.WebSeeds() {
 		s.WebSeeds = append(s.WebSeeds, text(u))
+	}
+	for _, u := range m.HTTPSeeds() {
+		s.HTTPSeeds = append(s.HTTPSeeds, text(u))
 	}
 	if m.CreationDate != 0 {
 		s.CreationDate = &m.CreationDate
@@ -393,10 +429,13 @@ func summarize(m *torrent.MetaInfo) *summary {
 	return s
 }
 
+// fieldWidth is the width of the field names of show's output.
+const fieldWidth = 14
+
 // write prints s for people.
 func (s *summary) write(w io.Writer) error {
 	var b strings.Builder
-	field := func(name, value string) { fmt.Fprintf(&b, "%-14s%s\n", name+":", value) }
+	field := func(name, value string) { fmt.Fprintf(&b, "%-*s%s\n", fieldWidth, name+":", value) }
 	field("Name", joinShown([]string{string(s.Name)}))
 	if s.InfoHashV1 != "" {
 		field("Info-hash v1", s.InfoHashV1)
@@ -414,7 +453,12 @@ func (s *summary) write(w io.Writer) error {
 		field("Created by", joinShown([]string{string(*s.CreatedBy)}))
 	}
 	if s.Comment != nil {
-		field("Comment", joinShown([]string{string(*s.Comment)}))
+		// A line each, under one another.
+		lines := strings.Split(strings.ReplaceAll(string(*s.Comment), "\r\n", "\n"), "\n")
+		for i, line := range lines {
+			lines[i] = joinShown([]string{line})
+		}
+		field("Comment", strings.Join(lines, "\n"+strings.Repeat(" ", fieldWidth)))
 	}
 	field("Piece length", humanSize(s.PieceLength))
 	field("Pieces", strconv.FormatInt(s.Pieces, 10))
@@ -428,10 +472,13 @@ func (s *summary) write(w io.Writer) error {
 			fmt.Fprintf(&b, "  tier %d: %s\n", i+1, joinShown([]string{string(u)}))
 		}
 	}
-	if len(s.WebSeeds) > 0 {
+	if len(s.WebSeeds)+len(s.HTTPSeeds) > 0 {
 		b.WriteString("\nWeb seeds:\n")
 		for _, u := range s.WebSeeds {
 			fmt.Fprintf(&b, "  %s\n", joinShown([]string{string(u)}))
+		}
+		for _, u := range s.HTTPSeeds {
+			fmt.Fprintf(&b, "  %s (BEP 17 HTTP seed)\n", joinShown([]string{string(u)}))
 		}
 	}
 	pads, padBytes := 0, int64(0)
@@ -443,7 +490,7 @@ func (s *summary) write(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "\nFiles (%d", len(s.Files)-pads)
 	if pads > 0 {
-		fmt.Fprintf(&b, "; padding files not listed: %d, of %d bytes", pads, padBytes)
+		fmt.Fprintf(&b, "; padding files not listed: %d, of %s", pads, plural(padBytes, "byte"))
 	}
 	b.WriteString("):\n")
 	for _, f := range s.Files {
@@ -475,4 +522,12 @@ func shortSize(n int64) string {
 		i++
 	}
 	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// plural writes n and noun, with an s unless n is 1: "1 byte", "2 bytes".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
 }

@@ -274,6 +274,7 @@ type ltInfo struct {
 	} `json:"files"`
 	Trackers     [][2]any `json:"trackers"` // tier, URL
 	WebSeeds     []string `json:"web_seeds"`
+	HTTPSeeds    []string `json:"http_seeds"`
 	Private      bool     `json:"private"`
 	Creator      string   `json:"creator"`
 	Comment      string   `json:"comment"`
@@ -300,6 +301,7 @@ for p in sys.argv[1:]:
                    "pad": bool(fs.file_flags(i) & lt.file_storage.flag_pad_file)} for i in range(fs.num_files())],
         "trackers": [[t.tier, t.url] for t in ti.trackers()],
         "web_seeds": [w["url"] for w in ti.web_seeds() if w["type"] == 0],
+        "http_seeds": [w["url"] for w in ti.web_seeds() if w["type"] == 1],
         "private": ti.priv(), "creator": ti.creator(), "comment": ti.comment(),
         "creation_date": ti.creation_date(), "magnet": lt.make_magnet_uri(ti)})
     print(json.dumps(r))
@@ -474,6 +476,14 @@ func diffLibtorrent(s *summary, r *ltInfo) []string {
 		}
 	}
 	eq("web seeds", ourSeeds, seeds)
+	var httpSeeds []string // BEP 17, escaped by libtorrent
+	for _, u := range r.HTTPSeeds {
+		if v, err := url.PathUnescape(u); err == nil {
+			u = v
+		}
+		httpSeeds = append(httpSeeds, u)
+	}
+	eq("http seeds", s.HTTPSeeds, httpSeeds)
 	// Magnet links: the same parameters, but web seeds (above).
 	ourMagnet, err1 := url.ParseQuery(strings.TrimPrefix(s.Magnet, "magnet:?"))
 	ltMagnet, err2 := url.ParseQuery(strings.TrimPrefix(r.Magnet, "magnet:?"))
