@@ -56,13 +56,21 @@ const (
 // its endpoint (host:port, plain HTTP).
 func FakeS3(t testing.TB) string {
 	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket(Bucket); err != nil {
+	srv, err := startFake()
+	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
 	t.Cleanup(srv.Close)
 	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// startFake starts an in-process S3 fake holding an empty Bucket.
+func startFake() (*httptest.Server, error) {
+	backend := s3mem.New()
+	if err := backend.CreateBucket(Bucket); err != nil {
+		return nil, err
+	}
+	return httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()), nil
 }
 
 // Counter is an http.RoundTripper that counts the requests it carries, by

@@ -3,6 +3,7 @@ package remotetest
 import (
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -12,13 +13,14 @@ import (
 type shared[T any] struct {
 	once sync.Once
 	dir  string
-	srv  *Server
+	stop func() // stops the server; nil when none started
 	val  T
 	err  error
 }
 
 var (
 	sharedWeed shared[string]
+	sharedFake shared[string]
 	sharedSSHD shared[*SSH]
 
 	stopMu sync.Mutex
@@ -27,18 +29,19 @@ var (
 
 // get starts the server with start the first time, in a directory of its
 // own, and returns what start returned; it skips the test when the
-// server's program is not there, every time it is asked for.
-func (s *shared[T]) get(t testing.TB, start func(dir string) (T, *Server, error)) T {
+// server's program is not there, every time it is asked for. start returns
+// the server's value and the function that stops it.
+func (s *shared[T]) get(t testing.TB, start func(dir string) (T, func(), error)) T {
 	t.Helper()
 	s.once.Do(func() {
 		s.dir, s.err = os.MkdirTemp("", "b14fs-test-server-")
 		if s.err == nil {
-			s.val, s.srv, s.err = start(s.dir)
+			s.val, s.stop, s.err = start(s.dir)
 		}
 		stopMu.Lock()
 		stops = append(stops, func() {
-			if s.srv != nil {
-				s.srv.Kill()
+			if s.stop != nil {
+				s.stop()
 			}
 			if s.dir != "" {
 				os.RemoveAll(s.dir)
@@ -60,7 +63,33 @@ func (s *shared[T]) get(t testing.TB, start func(dir string) (T, *Server, error)
 // skips the test when weed is not there.
 func SharedWeed(t testing.TB) string {
 	t.Helper()
-	return sharedWeed.get(t, StartWeed)
+	return sharedWeed.get(t, func(dir string) (string, func(), error) {
+		endpoint, srv, err := StartWeed(dir)
+		if err != nil {
+			return "", nil, err
+		}
+		return endpoint, srv.Kill, nil
+	})
+}
+
+// SharedS3 returns the S3 endpoint that all the tests of the process share,
+// and whether it is SeaweedFS: a SeaweedFS server, as SharedWeed starts,
+// where weed is there (CI builds it: .ci/weed), and else the in-process
+// fake of FakeS3, so that no S3 test is skipped for want of a server.
+// Both hold Bucket and take AccessKey and SecretKey (the fake checks no
+// signature).
+func SharedS3(t testing.TB) (endpoint string, weed bool) {
+	t.Helper()
+	if WeedBinary() != "" {
+		return SharedWeed(t), true
+	}
+	return sharedFake.get(t, func(string) (string, func(), error) {
+		srv, err := startFake()
+		if err != nil {
+			return "", nil, err
+		}
+		return strings.TrimPrefix(srv.URL, "http://"), srv.Close, nil
+	}), false
 }
 
 // SharedSSHD returns an sshd, as SSHD starts, that all the tests of the
@@ -69,12 +98,12 @@ func SharedWeed(t testing.TB) string {
 // run.
 func SharedSSHD(t testing.TB) *SSH {
 	t.Helper()
-	return sharedSSHD.get(t, func(dir string) (*SSH, *Server, error) {
+	return sharedSSHD.get(t, func(dir string) (*SSH, func(), error) {
 		s, err := StartSSHD(dir)
 		if err != nil {
 			return nil, nil, err
 		}
-		return s, s.Server, nil
+		return s, s.Kill, nil
 	})
 }
 
