@@ -16,9 +16,12 @@ import "io"
 //
 //   - A pull stream's Close releases what the stream holds (buffers,
 //     goroutines, a plugin's connection), whether or not it was read to the
-//     end, as archive/zip's decompressors and zstd's Decoder do.
+//     end, as archive/zip's decompressors and zstd's Decoder do. Once it has
+//     returned, nothing the stream started reads the underlying reader
+//     again, so the caller may close or reuse it.
 //   - A push stream's Close flushes whatever the codec still holds and
-//     reports bad or truncated data.
+//     reports bad or truncated data. Once it has returned, nothing the
+//     stream started writes into the underlying writer again.
 //
 // Neither Close closes the underlying reader or writer, as compress/gzip's
 // do not. After Close, Read and Write return an error matching ErrClosed,

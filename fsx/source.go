@@ -397,16 +397,21 @@ func (d *decoders) get(r *io.SectionReader, base int64, first, ahead int) *shift
 	return &shiftedErrors{r: d.codec.NewDecodeReader(c), src: c, base: base}
 }
 
-// put makes a decoder from get available for reuse, or closes it.
+// put makes a decoder from get available for reuse, or closes it. One it
+// closes, it closes before it stops and pools the decoder's source: until
+// its Close returns, a decoder may still read its source (a plugin's stream
+// does, from a goroutine of its own).
 func (d *decoders) put(s *shiftedErrors) {
+	_, reuse := s.r.(core.ReaderResetter)
+	if !reuse {
+		s.r.Close()
+	}
 	s.src.stop()
 	d.readers.Put(s.src)
 	s.src = nil
-	if _, ok := s.r.(core.ReaderResetter); ok {
+	if reuse {
 		d.pool.Put(s)
-		return
 	}
-	s.r.Close()
 }
 
 // shiftedErrors adds base to the offset of the *core.DataError a decoder

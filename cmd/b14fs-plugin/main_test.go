@@ -173,6 +173,24 @@ func TestContract(t *testing.T) {
 	}
 }
 
+// TestChainContract runs the conformance suite on a chain with a plugin's
+// stage between built-in ones: bencode, then base16384 through its plugin,
+// then base16384 in UTF-8 in process.
+func TestChainContract(t *testing.T) {
+	var stages []core.Codec
+	for _, s := range []struct {
+		reg  *core.Registry
+		spec string
+	}{{builtin.Registry(), "bencode"}, {remote, "base16384"}, {builtin.Registry(), "base16384=form=utf8"}} {
+		c, err := transform.New(s.reg, s.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stages = append(stages, c)
+	}
+	codectest.TestCodec(t, transform.Compose(stages...), bencodeJSON(t)...)
+}
+
 // bencodeJSON returns JSON in the form the bencode decoder writes, which
 // encoding then decoding gives back byte for byte: the decodings of the
 // first files of the repository's corpus.

@@ -290,6 +290,189 @@ func checkConcurrent(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
 	wg.Wait()
 }
 
+// released is the most pull streams of each direction usedLate opens, half
+// of them on a source that only reads and half on one in memory; it opens a
+// quarter as many push streams. It opens fewer, down to minReleased, when
+// their sources would hold more than releasedBytes in all, so that a codec
+// that takes in all of its input before its first output is not checked
+// for minutes.
+const (
+	released      = 200
+	minReleased   = 16
+	releasedBytes = 16 << 20
+)
+
+// checkReleased checks, on the largest input, that a stream closed part way
+// lets go of its source or destination (see usedLate).
+func checkReleased(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
+	i := -1
+	for k, in := range inputs {
+		if len(in) > 1 && len(encodings[k]) > 1 && (i < 0 || len(in) > len(inputs[i])) {
+			i = k
+		}
+	}
+	if i < 0 {
+		t.Skip("no input of more than one byte that encodes")
+	}
+	if late := usedLate(c, inputs[i], encodings[i]); late != "" {
+		t.Error(late)
+	}
+}
+
+// usedLate opens pull streams on in and on its encoding enc, reads a few
+// bytes of each or none and closes it: once Close has returned, nothing the
+// stream started may touch its source again, so that the caller may close
+// or reuse it (as a chain does when it closes the stage below). Push
+// streams, written part way and closed, must likewise write nothing more
+// into their writer once Close has returned. It returns what the first
+// source or destination used too late tells, or "" when none was.
+func usedLate(c core.Codec, in, enc []byte) string {
+	var all []*watched
+	for _, d := range directions(c, in, enc) {
+		n := min(released, max(minReleased, releasedBytes/len(d.src)))
+		for k := range n {
+			src := &watched{what: d.name + " pull, source that only reads", r: bytes.NewReader(d.src)}
+			var r io.ReadCloser
+			if k%2 == 0 {
+				r = d.pull(src)
+			} else {
+				src.what = d.name + " pull, source in memory"
+				r = d.pull(watchedMemory{src})
+			}
+			io.ReadFull(r, make([]byte, k%min(8, len(d.want))))
+			src.streamClosing()
+			r.Close()
+			src.streamClosed()
+			all = append(all, src)
+		}
+		for k := range n / 4 {
+			dst := &watched{what: d.name + " push, destination"}
+			w := d.push(dst)
+			w.Write(d.src[:1+k*(len(d.src)-1)/n]) // up to a quarter of it
+			dst.streamClosing()
+			w.Close()
+			dst.streamClosed()
+			all = append(all, dst)
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // for a straggler to show itself
+	for _, w := range all {
+		if late := w.late(); late != "" {
+			return fmt.Sprintf("%s: used once the stream's Close had returned, by %s", w.what, late)
+		}
+	}
+	return ""
+}
+
+// watched is the source or destination of a stream that notes being used
+// while or after the stream's Close returns.
+type watched struct {
+	what string
+	r    *bytes.Reader // the source's bytes; a destination discards what it gets
+
+	mu      sync.Mutex
+	busy    int    // calls in progress
+	closing bool   // the stream's Close has been called
+	lagged  bool   // a call begun since has taken lag
+	closed  bool   // it has returned
+	overlap bool   // a call was in progress when it did
+	stack   string // what the first call too late was, and its stack, or ""
+}
+
+// lag is how long the first call begun during the stream's Close takes:
+// long enough to be still in progress when a Close that does not wait for
+// it returns.
+const lag = time.Millisecond
+
+// enter marks the start of a call, leave its end.
+func (w *watched) enter() {
+	w.mu.Lock()
+	if w.closed {
+		w.note("a call begun after Close returned")
+	}
+	w.busy++
+	slow := w.closing && !w.lagged
+	if slow {
+		w.lagged = true
+	}
+	w.mu.Unlock()
+	if slow {
+		time.Sleep(lag)
+	}
+}
+
+func (w *watched) leave() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.busy--
+	if w.overlap {
+		w.note("a call in progress when Close returned")
+	}
+}
+
+// note records what, with the calling goroutine's stack, unless a call too
+// late is already recorded. w.mu is held.
+func (w *watched) note(what string) {
+	if w.stack == "" {
+		buf := make([]byte, 8<<10)
+		w.stack = what + ":\n" + string(buf[:runtime.Stack(buf, false)])
+	}
+}
+
+// streamClosing notes that the stream's Close is called.
+func (w *watched) streamClosing() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closing = true
+}
+
+// streamClosed notes that the stream's Close has returned.
+func (w *watched) streamClosed() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed, w.overlap = true, w.busy > 0
+}
+
+// late returns what the first call too late was, or "" when there was none.
+func (w *watched) late() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stack == "" && w.overlap {
+		return "a call in progress when Close returned, and still running"
+	}
+	return w.stack
+}
+
+func (w *watched) Read(p []byte) (int, error) {
+	w.enter()
+	defer w.leave()
+	return w.r.Read(p)
+}
+
+func (w *watched) Write(p []byte) (int, error) {
+	w.enter()
+	defer w.leave()
+	return len(p), nil
+}
+
+// watchedMemory is a watched source that holds its bytes in memory, as a
+// *bytes.Reader does, for streams that take them from there.
+type watchedMemory struct{ *watched }
+
+// WriteTo writes the source's bytes to dst.
+func (m watchedMemory) WriteTo(dst io.Writer) (int64, error) {
+	m.enter()
+	defer m.leave()
+	return m.r.WriteTo(dst)
+}
+
+// Len returns how many bytes of the source are unread.
+func (m watchedMemory) Len() int {
+	m.enter()
+	defer m.leave()
+	return m.r.Len()
+}
+
 // abandoned is how many partly used streams checkAbandoned opens.
 const abandoned = 1000
 

@@ -55,6 +55,10 @@ var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 //     core.ErrInvalidData at an offset inside the input, the same in pull
 //     and push form and for any read size;
 //   - one Codec value is used from many goroutines at once (run with -race);
+//   - once a pull stream's Close has returned, read part way or not at all,
+//     nothing the stream started reads its source again (so the caller may
+//     close or reuse it), and once a push stream's Close has returned,
+//     nothing writes into its writer;
 //   - partly read pull streams, once closed, leave no goroutine behind.
 func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 	t.Helper()
@@ -77,6 +81,7 @@ func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 		})
 	}
 	t.Run("concurrent", func(t *testing.T) { checkConcurrent(t, c, inputs, encodings) })
+	t.Run("released", func(t *testing.T) { checkReleased(t, c, inputs, encodings) })
 	t.Run("abandoned", func(t *testing.T) { checkAbandoned(t, c, inputs, encodings) })
 }
 

@@ -269,15 +269,15 @@ func (s *stream) closeSend() {
 }
 
 // pull returns a reader of r's bytes run through the plugin. A goroutine
-// feeds r to the plugin while Read takes what comes back; Close ends the call
-// early (the reader is an io.ReadCloser for that), and so does dropping the
-// reader.
+// feeds r to the plugin while Read takes what comes back. Close ends the call
+// early (the reader is an io.ReadCloser for that) and returns once the
+// goroutine has let go of r; dropping the reader ends the call too.
 func (c *remoteCodec) pull(r io.Reader, decode bool) io.ReadCloser {
 	s, err := c.open(decode)
 	if err != nil {
-		return &pullStream{err: err}
+		return &pullStream{err: err, fed: closed()}
 	}
-	p := &pullStream{stream: s}
+	p := &pullStream{stream: s, fed: make(chan struct{})}
 	p.dog.enter() // the caller, until it calls Read
 	go p.feed(r)
 	h := &pullHandle{p}
@@ -312,12 +312,16 @@ func (h *pullHandle) WriteTo(w io.Writer) (int64, error) {
 // pullStream reads a plugin's output while a goroutine feeds it input.
 type pullStream struct {
 	*stream
+	fed     chan struct{}    // closed when feed returns: it touches its source no more
 	pending []byte           // output received and not yet read
 	buf     *[pieceSize]byte // what a data connection is read into for small reads, from pieces
 	err     error
 }
 
+// feed sends r's bytes to the plugin until r ends or fails, or the call
+// ends, and then closes p.fed.
 func (p *pullStream) feed(r io.Reader) {
+	defer close(p.fed)
 	if m, ok := r.(inMemory); ok {
 		p.feedFrom(m)
 		return
@@ -457,15 +461,21 @@ func (p *pullStream) fail(err error) {
 	}
 }
 
-// Close ends the call; Read fails with core.ErrClosed from then on. The
-// feeding goroutine ends when its pending read of the source returns.
+// Close ends the call, and so any wait of the feeding goroutine on the
+// plugin, and returns once that goroutine touches the source no more: the
+// caller may then close or reuse the source. Like any reader that wraps
+// another, it cannot cut short a Read of the source in progress, and waits
+// for it to return. Read fails with core.ErrClosed from then on.
 func (p *pullStream) Close() error {
 	p.pending = nil
 	p.fail(core.ErrClosed)
+	<-p.fed
 	return nil
 }
 
-// abandon ends the call of a stream its caller dropped.
+// abandon ends the call of a stream its caller dropped. Being a cleanup, it
+// must not block: the feeding goroutine ends on its own, once its pending
+// read of the source returns.
 func (p *pullStream) abandon() { p.end(errAbandoned) }
 
 // push returns a writer that sends what is written to the plugin, while a
@@ -599,8 +609,9 @@ func (p *pushStream) result() error {
 }
 
 // Close tells the plugin the input is complete, waits for the rest of its
-// output and returns the stream's error, if any. It does not close the
-// underlying writer.
+// output and returns the stream's error, if any. It returns once the
+// goroutine writing into the underlying writer has ended, and does not close
+// that writer.
 func (p *pushStream) Close() error {
 	p.closed = true
 	p.once.Do(func() {
