@@ -21,6 +21,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
 )
 
@@ -474,9 +475,7 @@ func s3Client(t testing.TB, endpoint string) *minio.Client {
 // store holds exactly the files they made: no temporary object or file,
 // no unfinished upload.
 func TestRemoteMounts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts SeaweedFS, sshd and b14fs mounts")
-	}
+	longtest.Skip(t, "starts SeaweedFS, sshd and b14fs mounts")
 	if !fuseAvailable() {
 		t.Skip("FUSE is not available (needs /dev/fuse and fusermount3)")
 	}
@@ -648,9 +647,7 @@ func checkLink(t *testing.T, mnt *remoteMount, proxy *remotetest.Proxy) {
 // proxy that slows the link down and cuts it (checkLink); either works
 // again once the link is back.
 func TestRemoteMountLink(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts SeaweedFS, sshd and b14fs mounts")
-	}
+	longtest.Skip(t, "starts SeaweedFS, sshd and b14fs mounts")
 	if !fuseAvailable() {
 		t.Skip("FUSE is not available (needs /dev/fuse and fusermount3)")
 	}

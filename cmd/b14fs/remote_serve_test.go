@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
 )
 
@@ -20,9 +21,7 @@ import (
 // Unavailable, never a 404 that would tell a client its file is gone;
 // once it is back, they are answered again.
 func TestRemoteServeLink(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts SeaweedFS, sshd and b14fs serve")
-	}
+	longtest.Skip(t, "starts SeaweedFS, sshd and b14fs serve")
 	t.Run("s3", func(t *testing.T) {
 		proxy, args := proxiedS3(t, "servelink")
 		checkServeLink(t, proxy, args)

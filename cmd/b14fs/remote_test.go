@@ -5,6 +5,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
 )
 
@@ -15,9 +16,7 @@ import (
 // $SFTP_ROOT (the served directory, seen locally) and $S3_ENDPOINT (plain
 // HTTP, anonymous, bucket $S3_BUCKET).
 func TestRemoteScripts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts sshd and SeaweedFS")
-	}
+	longtest.Skip(t, "starts sshd and SeaweedFS")
 	ssh := remotetest.SSHD(t)
 	s3, _ := remotetest.Weed(t)
 	testscript.Run(t, testscript.Params{

@@ -24,6 +24,7 @@ import (
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/transform"
 )
 
@@ -774,9 +775,7 @@ func killCases() []killCase {
 // sleeps only choose where to kill, and every outcome is judged the same.
 // Every test logs what the kill left.
 func TestServeKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills b14fs serve mid-request some thirty times, on trees of 300 files")
-	}
+	longtest.Skip(t, "kills b14fs serve mid-request some thirty times, on trees of 300 files")
 	codec := storedCodec(t)
 	cases := killCases()
 

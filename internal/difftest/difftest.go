@@ -52,6 +52,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/b14fs/b14fs/internal/longtest"
 )
 
 // FS is a filesystem a sequence runs on. Names are slash-separated and
@@ -210,13 +212,17 @@ func (d *Difference) Error() string {
 const OpsEnvVar = "B14FS_DIFF_OPS"
 
 // DefaultOps is how many operations a test's seed runs by default:
-// $B14FS_DIFF_OPS, or 20,000 (2,000 with go test -short).
+// $B14FS_DIFF_OPS, else 20,000 with the long checks (longtest), 2,000
+// without, 500 with go test -short.
 func DefaultOps() int {
 	if n, err := strconv.Atoi(os.Getenv(OpsEnvVar)); err == nil && n > 0 {
 		return n
 	}
-	if testing.Short() {
-		return 2000
+	switch {
+	case longtest.Enabled():
+		return 20000
+	case testing.Short():
+		return 500
 	}
-	return 20000
+	return 2000
 }

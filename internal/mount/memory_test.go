@@ -16,6 +16,7 @@ import (
 
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/difftest"
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
@@ -143,9 +144,7 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 // the whole file in memory: 225 MB for a 1-byte write into 200 MB). The
 // write rewrites two blocks of the stored file in place.
 func TestMemoryBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a 1 GiB file")
-	}
+	longtest.Skip(t, "writes a 1 GiB file")
 	fuseAvailable(t)
 	back := t.TempDir()
 	base, err := rootfs.Open(back)

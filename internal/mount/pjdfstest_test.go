@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
@@ -44,9 +45,7 @@ import (
 // Most test points fail through the mount today: pjdfsMaxFailures bounds
 // how many, and says why they fail.
 func TestPjdfstest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("pjdfstest takes minutes: not with -short")
-	}
+	longtest.Skip(t, "pjdfstest takes minutes")
 	if os.Geteuid() != 0 {
 		t.Skip("pjdfstest needs root: it switches users itself")
 	}

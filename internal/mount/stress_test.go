@@ -12,18 +12,20 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/b14fs/b14fs/internal/longtest"
 )
 
-// stressDuration is how long TestStress runs: 60 s, 5 s with -short, or
-// B14FS_STRESS seconds.
+// stressDuration is how long TestStress runs: B14FS_STRESS seconds, else
+// 60 s with the long checks (longtest), 5 s without.
 func stressDuration() time.Duration {
 	if s, err := strconv.Atoi(os.Getenv("B14FS_STRESS")); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
 	}
-	if testing.Short() {
-		return 5 * time.Second
+	if longtest.Enabled() {
+		return 60 * time.Second
 	}
-	return 60 * time.Second
+	return 5 * time.Second
 }
 
 // TestStress runs 8 writers and 8 readers on a writable mount at once, over
