@@ -152,8 +152,16 @@ func TestEarlyEnd(t *testing.T) {
 				t.Errorf("pull: %v, want %s", err, want)
 			}
 			w := codec.NewEncodeWriter(io.Discard)
-			time.Sleep(200 * time.Millisecond) // the end reaches the host
-			w.Write([]byte("abc"))
+			// Write until the end reaches the host, which fails the writes.
+			chunk := make([]byte, 4096)
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				if _, err := w.Write(chunk); err != nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("writes still succeed 10s after the plugin ended the stream")
+				}
+			}
 			if err := w.Close(); err == nil || err.Error() != want {
 				t.Errorf("push: %v, want %s", err, want)
 			}
