@@ -14,6 +14,7 @@ import (
 )
 
 func TestAppend(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		ns, adds := []int{0, 1, 2, 3, 4, 5, 100}, []int{1, 2, 3, 4, 7, 1000}
 		if can(base).remote { // fewer of the sizes around the blocks
@@ -47,6 +48,7 @@ func TestAppend(t *testing.T) {
 // TestAppendStored checks that appending to a block codec file gives the
 // bytes encoding the whole content would, header included.
 func TestAppendStored(t *testing.T) {
+	t.Parallel()
 	for _, c := range []core.Codec{
 		b64{}, b64{header: true},
 		base16384.NewCodec(), base16384Codec("form=utf8", "bom=true"), base16384Codec("bom=true"),
@@ -80,6 +82,7 @@ func TestAppendStored(t *testing.T) {
 // its last block and the new data, and that appending to another file
 // rewrites it whole through a temporary file.
 func TestAppendTail(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		codec      core.Codec
 		maxWritten int64
@@ -119,6 +122,7 @@ func TestAppendTail(t *testing.T) {
 
 // TestAppendRead reads a file opened with O_RDWR|O_APPEND while appending.
 func TestAppendRead(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		want := []byte("hello")
 		mustWrite(t, fsys, "x", want)
@@ -161,6 +165,7 @@ func TestAppendRead(t *testing.T) {
 // TestAppendOtherForm appends through a codec writing another form than the
 // stored file's: the file is rewritten whole, in the codec's form.
 func TestAppendOtherForm(t *testing.T) {
+	t.Parallel()
 	base := afero.NewMemMapFs()
 	utf8 := newFs(t, base, base16384Codec("form=utf8"))
 	raw := newFs(t, base, base16384.NewCodec())
@@ -183,6 +188,7 @@ func TestAppendOtherForm(t *testing.T) {
 // TestAppendTwice appends through two files open at once: both appends
 // land, in the order they were made, as with os.O_APPEND on a local file.
 func TestAppendTwice(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "log", []byte("start\n"))
 		var files []afero.File

@@ -127,7 +127,6 @@ func sftpBase(t *testing.T) afero.Fs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("SSH_AUTH_SOCK", "") // the test's key only
 	fsys, err := sftpfs.Dial(sftpfs.Config{Addr: s.Addr, User: s.User, KeyFiles: []string{s.KeyFile}, KnownHosts: []string{s.KnownHosts}}, dir)
 	if err != nil {
 		t.Fatal(err)

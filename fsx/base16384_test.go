@@ -16,6 +16,7 @@ import (
 // offset of the bad data in the stored file, however far into the file a
 // read starts.
 func TestBadDataOffset(t *testing.T) {
+	t.Parallel()
 	c := base16384.NewCodec()
 	stored := encode(c, randomBytes(7000, 1))
 	const bad = 6000
@@ -97,6 +98,7 @@ func FuzzRead(f *testing.F) {
 // decodes it from its start; either way it reads the right data at any
 // offset, and appends rewrite it whole.
 func TestTextWithLineBreaks(t *testing.T) {
+	t.Parallel()
 	plain := randomBytes(5000, 7)
 	text := []byte(base16384.EncodeToString(plain))
 	wrapped := encode(base16384Codec("form=utf8", "wrap=38", "newline=true"), plain)

@@ -185,8 +185,10 @@ func bigBase(b *testing.B, c core.Codec) afero.Fs {
 }
 
 // TestMain removes the big benchmark file, and stops the servers of the
-// remote backends.
+// remote backends. The SFTP bases log in with the tests' key only, not an
+// agent's.
 func TestMain(m *testing.M) {
+	os.Setenv("SSH_AUTH_SOCK", "")
 	code := m.Run()
 	remotetest.StopShared()
 	if bigFile.dir != "" {

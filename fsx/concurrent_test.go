@@ -89,6 +89,7 @@ var _ fsx.ConcurrentReaderAt = (*concurrentFile)(nil)
 // once on a base file that is a fsx.ConcurrentReaderAt reporting true, also
 // through an afero.BasePathFs, and one at a time on one reporting false.
 func TestConcurrentReaderAt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		concurrent bool
@@ -144,6 +145,7 @@ func TestConcurrentReaderAt(t *testing.T) {
 // base whose files read concurrently, as reads ahead are then two chunks at
 // a time.
 func TestConcurrentReaderAtSequential(t *testing.T) {
+	t.Parallel()
 	base := newConcurrentFs(afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), true, time.Millisecond)
 	fsys := newFs(t, base, base16384.NewCodec())
 	base.meeting(true)
@@ -186,6 +188,7 @@ func TestConcurrentReaderAtSequential(t *testing.T) {
 // round trip to a network base), and that it is right for sizes around the
 // ends' length.
 func TestConcurrentLayout(t *testing.T) {
+	t.Parallel()
 	// A file whose stored bytes one read holds waits out the patience.
 	base := newConcurrentFs(afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), true, time.Second)
 	fsys := newFs(t, base, base16384.NewCodec())

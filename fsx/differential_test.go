@@ -32,6 +32,7 @@ func fsxErrno(err error) error {
 // open files, closes) to a local directory and to fsx over an OsFs, and
 // requires every result and every content to be the same.
 func TestDifferentialOsFs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		opts []fsx.Option

@@ -58,6 +58,7 @@ func (d *eagerReader) Close() error {
 // such a decoder before it stops the reader of the stored bytes and reuses
 // it for another file (run with -race).
 func TestCloseBeforeSourceReuse(t *testing.T) {
+	t.Parallel()
 	base := afero.NewMemMapFs()
 	fsys := newFs(t, base, eager{})
 	want := randomBytes(1<<18, 7)

@@ -32,6 +32,7 @@ func osBase(t *testing.T, c core.Codec) (*fsx.Fs, afero.Fs, string) {
 // file opened once, comparing it with a byte slice, and checks after Close
 // that the stored file holds exactly the codec's encoding of the content.
 func TestStageRandomEdits(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		for round := range 6 {
 			r := rand.New(rand.NewPCG(uint64(round), 7))
@@ -92,6 +93,7 @@ func TestStageRandomEdits(t *testing.T) {
 // rewrite the stored file in place: it keeps its inode, and a write of a few
 // bytes writes a few blocks.
 func TestStageInPlace(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]core.Codec{
 		"base16384":      base16384.NewCodec(),
 		"base16384-utf8": base16384Codec("form=utf8", "bom=true"),
@@ -168,6 +170,7 @@ func TestStageInPlace(t *testing.T) {
 // into a file it did not start from; and that the writes of the files open
 // through one Fs all land.
 func TestStageChangedMeanwhile(t *testing.T) {
+	t.Parallel()
 	fsys, base, _ := osBase(t, base16384.NewCodec())
 	other := newFs(t, base, base16384.NewCodec()) // another program
 	mustWrite(t, fsys, "x", bytes.Repeat([]byte("a"), 1000))
@@ -326,6 +329,7 @@ func stageMemoryChild(t *testing.T, job string) {
 // reaches its end must decode from its start (a read in the middle used to
 // fail with "checksum mismatch").
 func TestChecksumReadAt(t *testing.T) {
+	t.Parallel()
 	c := base16384Codec("checksum=true")
 	fsys := newFs(t, afero.NewMemMapFs(), c)
 	for _, n := range []int{1000, 131072, 140000, 1000003} {
@@ -362,6 +366,7 @@ func TestChecksumReadAt(t *testing.T) {
 // TestCommitKeepsMode checks that a Chmod of the stored file while a file
 // holds writes is not undone by that file's Close.
 func TestCommitKeepsMode(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "x", []byte("old"))
 		f, err := fsys.OpenFile("x", os.O_WRONLY|os.O_TRUNC, 0)
@@ -389,6 +394,7 @@ func TestCommitKeepsMode(t *testing.T) {
 // TestAppendEmptyAllLand appends to an empty file through several files at
 // once: every append lands, as with O_APPEND on a local file.
 func TestAppendEmptyAllLand(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "log", nil)
 		var files []afero.File
@@ -422,6 +428,7 @@ func TestAppendEmptyAllLand(t *testing.T) {
 // was appended in place, and a replacement is seen by the opens after it,
 // while the files open before go on reading what they opened.
 func TestChangedUnderneath(t *testing.T) {
+	t.Parallel()
 	fsys, base, _ := osBase(t, base16384.NewCodec())
 	other := newFs(t, base, base16384.NewCodec()) // another program
 	mustWrite(t, fsys, "x", []byte("one\n"))
@@ -464,6 +471,7 @@ func TestChangedUnderneath(t *testing.T) {
 // TestDiscard checks that Discard closes a file without storing its writes
 // and leaves no temporary file.
 func TestDiscard(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "x", []byte("kept"))
 		for _, flag := range []int{os.O_TRUNC, 0, os.O_APPEND} {

@@ -18,6 +18,7 @@ import (
 )
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "x", []byte("data"))
 		_, err := fsys.OpenFile("x", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
@@ -93,6 +94,7 @@ func TestOpenErrors(t *testing.T) {
 
 // TestNames checks the name mappings and where files are stored.
 func TestNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		opts   []fsx.Option
@@ -136,6 +138,7 @@ func TestNames(t *testing.T) {
 // TestListing checks which base files a listing shows, and that a mapped
 // file wins a name over an unmapped one.
 func TestListing(t *testing.T) {
+	t.Parallel()
 	base := afero.NewMemMapFs()
 	mustWrite(t, base, "plain", []byte("raw"))
 	mustWrite(t, base, "a.b64", []byte("YWJj")) // shown as "a", decoded
@@ -172,6 +175,7 @@ func TestListing(t *testing.T) {
 }
 
 func TestRenameRemove(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "a", []byte("A"))
 		mustWrite(t, fsys, "b", []byte("B"))
@@ -237,6 +241,7 @@ func TestRenameRemove(t *testing.T) {
 }
 
 func TestChmodChtimes(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "x", []byte("data"))
 		mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -277,6 +282,7 @@ func TestChmodChtimes(t *testing.T) {
 // that a failed replacement keeps the old content and leaves no temporary
 // file.
 func TestAtomic(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		old := []byte("old content")
 		mustWrite(t, fsys, "x", old)
@@ -331,6 +337,7 @@ func TestAtomic(t *testing.T) {
 // TestConcurrent runs ReadAt calls on one file, and writers and readers of
 // other files, at the same time (run with -race).
 func TestConcurrent(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		want := randomBytes(20000, 9)
 		mustWrite(t, fsys, "shared", want)
@@ -384,6 +391,7 @@ func TestConcurrent(t *testing.T) {
 // TestBadData checks that a corrupt stored file gives a *fs.PathError
 // wrapping the codec's error on Stat or Read, never wrong data.
 func TestBadData(t *testing.T) {
+	t.Parallel()
 	base := afero.NewMemMapFs()
 	fsys := newFs(t, base, b64{})
 	good := encode(b64{}, randomBytes(100, 1))
@@ -428,6 +436,7 @@ func TestBadData(t *testing.T) {
 }
 
 func TestBadMapping(t *testing.T) {
+	t.Parallel()
 	for _, opt := range []fsx.Option{
 		fsx.WithSuffix("a/b"),
 		fsx.WithSuffix("x\x00"),
@@ -450,6 +459,7 @@ func TestBadMapping(t *testing.T) {
 // TestReaddirKeepsGoodEntries lists a directory holding a file that does
 // not decode: Readdir returns the others and the error.
 func TestReaddirKeepsGoodEntries(t *testing.T) {
+	t.Parallel()
 	base := afero.NewMemMapFs()
 	fsys := newFs(t, base, base16384.NewCodec())
 	mustWrite(t, fsys, "/a", []byte("first"))

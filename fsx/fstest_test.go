@@ -70,6 +70,7 @@ func treeNames(files map[string]string) []string {
 }
 
 func TestFS(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends() {
 		for cname, c := range codecs() {
 			t.Run(b.name+"/"+cname, func(t *testing.T) {
@@ -84,6 +85,7 @@ func TestFS(t *testing.T) {
 }
 
 func TestFSMappings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		opts     []fsx.Option

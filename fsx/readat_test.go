@@ -16,6 +16,7 @@ import (
 // growing reads of the base, while ReadAt calls in any other order cost one
 // base read each.
 func TestSequentialReadAt(t *testing.T) {
+	t.Parallel()
 	const size, piece = 16 << 20, 128 << 10
 	content := randomBytes(size, 5)
 	base := &countingFs{Fs: afero.NewMemMapFs()}
@@ -62,6 +63,7 @@ func TestSequentialReadAt(t *testing.T) {
 // goroutines, each reading its own part in order, so that their calls
 // interleave: every byte must be right.
 func TestConcurrentSequentialReadAt(t *testing.T) {
+	t.Parallel()
 	const size, parts = 6<<20 + 17, 4
 	content := randomBytes(size, 6)
 	fsys := newFs(t, afero.NewMemMapFs(), base16384.NewCodec())

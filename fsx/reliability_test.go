@@ -44,6 +44,7 @@ func (n noTempFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File,
 // temporary file can be made: an error wrapping the cause, never a panic,
 // nothing left behind, and the file as it was.
 func TestTempCreateFails(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		old := []byte("old content")
 		mustWrite(t, fsys, "x", old)
@@ -111,6 +112,7 @@ func checkNoTemp(t *testing.T, base afero.Fs) {
 // TestLongNames writes files whose stored names reach NAME_MAX on a real
 // filesystem: their temporary files must fit too.
 func TestLongNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, strings.Repeat("n", 255)), nil, 0o644); err != nil {
 		t.Skipf("this filesystem does not take 255-byte names: %v", err)
@@ -164,6 +166,7 @@ func TestLongNames(t *testing.T) {
 // a directory removes those that a killed process left there, and only
 // those.
 func TestStaleTempRemoved(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
 		t.Skip(err)
@@ -261,6 +264,7 @@ func (l limitFile) WriteAt(p []byte, off int64) (int, error) {
 // stores files whole the local one holding the new content): the append
 // lands whole or the stored file keeps its bytes.
 func TestAppendFailsWhole(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		if _, ok := c.(core.BlockCodec); !ok {
 			t.Skip("not a block codec: appends rewrite the file whole, which TestAtomic checks on a full disk")
@@ -300,6 +304,7 @@ func TestAppendFailsWhole(t *testing.T) {
 // TestAppendFullTmpfs is the append on a real full disk: a 1 MiB tmpfs with
 // about 20 kB free.
 func TestAppendFullTmpfs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)

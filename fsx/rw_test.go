@@ -15,6 +15,7 @@ import (
 )
 
 func TestWriteRead(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		for _, n := range sizes {
 			name := fmt.Sprintf("f%d", n)
@@ -53,6 +54,7 @@ func TestWriteRead(t *testing.T) {
 // TestStoredBytes checks that a block codec's stored file is exactly the
 // codec's encoding, however it was written.
 func TestStoredBytes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []core.Codec{b64{}, b64{header: true}} {
 		base := afero.NewMemMapFs()
 		fsys := newFs(t, base, c)
@@ -75,6 +77,7 @@ func TestStoredBytes(t *testing.T) {
 }
 
 func TestReadAt(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		want := randomBytes(100, 3)
 		mustWrite(t, fsys, "x", want)
@@ -107,6 +110,7 @@ func TestReadAt(t *testing.T) {
 }
 
 func TestSeek(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		want := randomBytes(50, 4)
 		mustWrite(t, fsys, "x", want)
@@ -157,6 +161,7 @@ func TestSeek(t *testing.T) {
 // and to a byte slice, checking that both agree at every step and after
 // Close.
 func TestEdits(t *testing.T) {
+	t.Parallel()
 	type op struct {
 		kind string // "write", "writeat", "seek", "truncate", "sync", "read"
 		off  int64
@@ -258,6 +263,7 @@ func writeModel(model, p []byte, off int64) []byte {
 // TestBaseReads reads through bases whose files' ReadAt return io.EOF with
 // the last bytes, or fail after a few calls.
 func TestBaseReads(t *testing.T) {
+	t.Parallel()
 	for cname, c := range codecs() {
 		mem := afero.NewMemMapFs()
 		want := randomBytes(200000, 5)
@@ -287,6 +293,7 @@ func TestBaseReads(t *testing.T) {
 // TestCreateStoresEmpty checks that a new file closed without writes is
 // stored as the codec's encoding of no data.
 func TestCreateStoresEmpty(t *testing.T) {
+	t.Parallel()
 	for _, flag := range []int{os.O_TRUNC, 0} {
 		base := afero.NewMemMapFs()
 		fsys := newFs(t, base, gz{})

@@ -16,6 +16,7 @@ import (
 // writer rewrites the file (O_TRUNC, truncation by name or by descriptor);
 // the first file's close must not undo that.
 func TestCloseKeepsLaterSave(t *testing.T) {
+	t.Parallel()
 	old := bytes.Repeat([]byte("0123456789"), 1000)
 	rewrites := map[string]func(t *testing.T, fsys *fsx.Fs){
 		"WriteFile": func(t *testing.T, fsys *fsx.Fs) { mustWrite(t, fsys, "f", []byte("NEW")) },
@@ -60,6 +61,7 @@ func TestCloseKeepsLaterSave(t *testing.T) {
 // a write through one is read through another at once, a truncation by
 // one is seen by all, and Stat by name and by file tell the size all see.
 func TestSharedContent(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		mustWrite(t, fsys, "f", []byte("hello, world"))
 		a, err := fsys.OpenFile("f", os.O_RDWR, 0)
@@ -105,6 +107,7 @@ func TestSharedContent(t *testing.T) {
 // open keeps its content for the files that have it open, which write and
 // read it as before and store nothing, as on a local filesystem.
 func TestRemovedWhileOpen(t *testing.T) {
+	t.Parallel()
 	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
 		if !can(base).rename {
 			t.Skip("S3 renames nothing, and reads no object removed or replaced while open (docs/remote.md)")

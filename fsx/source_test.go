@@ -164,6 +164,7 @@ func (g *gatedReaderAt) checkCovered(t *testing.T, size int64) {
 
 // TestPrefetchReaders reads sections through every testing/iotest reader.
 func TestPrefetchReaders(t *testing.T) {
+	t.Parallel()
 	data := make([]byte, 7<<20+3)
 	for i := range data {
 		data[i] = byte(i * 7)
@@ -317,6 +318,7 @@ func (s *shortReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // not, and that one returning nothing and no error gives io.ErrNoProgress
 // rather than a read that never ends.
 func TestPrefetchShortReads(t *testing.T) {
+	t.Parallel()
 	data := make([]byte, 13<<20+77)
 	for i := range data {
 		data[i] = byte(i * 13 >> 3)

@@ -15,6 +15,7 @@ import (
 // TestSymlinks checks how links are shown, read, made and removed: named
 // like files, with the last element of a target inside the base mapped.
 func TestSymlinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := linkFs{afero.NewBasePathFs(afero.NewOsFs(), dir).(*afero.BasePathFs), dir}
 	fsys := newFs(t, base, base16384.NewCodec())

@@ -23,6 +23,7 @@ import (
 // from the compact vectors, whose encodings are checked against the
 // reference's SHA-256 first.
 func TestReferenceVectors(t *testing.T) {
+	t.Parallel()
 	dir := shareddata.Root()
 	if dir != "" {
 		dir = filepath.Join(dir, "base16384")
