@@ -313,6 +313,7 @@ func (h *pullHandle) WriteTo(w io.Writer) (int64, error) {
 type pullStream struct {
 	*stream
 	fed     chan struct{}    // closed when feed returns: it touches its source no more
+	srcErr  error            // the source's error, set by feed before it returns
 	pending []byte           // output received and not yet read
 	buf     *[pieceSize]byte // what a data connection is read into for small reads, from pieces
 	err     error
@@ -339,6 +340,7 @@ func (p *pullStream) feed(r io.Reader) {
 			return
 		}
 		if err != nil {
+			p.srcErr = err
 			p.cancel(sourceError{err})
 			return
 		}
@@ -368,6 +370,7 @@ func (p *pullStream) feedFrom(m inMemory) {
 	case sendErr != nil:
 		// The call ended; Read tells why.
 	case err != nil:
+		p.srcErr = err
 		p.cancel(sourceError{err})
 	default:
 		p.closeSend()
@@ -450,11 +453,25 @@ func (p *pullStream) receive(b []byte) int {
 const minDirectRead = 64 << 10
 
 // fail ends the stream with err, which Read returns from then on.
+//
+// An error of the data, from the plugin, gives way to an error of the
+// source that the feeding goroutine meets before it stops: what the plugin
+// made of the bytes before a bad one is no surer than the bad one (a
+// chain's outer stage found it), and the source's error is what a stage in
+// the process reports too, whichever of the two reaches the host first.
+// So it waits for that goroutine, which ends with the call but for a Read
+// of the source in progress.
 func (p *pullStream) fail(err error) {
-	p.err = err
 	if p.stream != nil {
 		p.end(errEnded)
+		if errors.Is(err, core.ErrInvalidData) {
+			<-p.fed
+			if p.srcErr != nil {
+				err = p.srcErr
+			}
+		}
 	}
+	p.err = err
 	if p.buf != nil && len(p.pending) == 0 {
 		pieces.Put(p.buf)
 		p.buf = nil
