@@ -59,11 +59,14 @@ func (in *Info) checkV1() error {
 		return &Error{"info.length", in.off.length, "negative"}
 	}
 	total := in.Length
-	for i := range in.Files {
-		if total > math.MaxInt64-in.Files[i].Length {
-			return &Error{"info.files[" + strconv.Itoa(i) + "].length", in.Files[i].off, "the total length overflows"}
+	files := in.files.open(false)
+	defer files.close()
+	for files.next() {
+		f := &files.f
+		if total > math.MaxInt64-f.Length {
+			return &Error{"info.files[" + strconv.Itoa(files.i-1) + "].length", f.off, "the total length overflows"}
 		}
-		total += in.Files[i].Length
+		total += f.Length
 	}
 	if total == 0 {
 		return &Error{"info", in.off.info, "no content: every file is empty"}
@@ -84,37 +87,45 @@ func (m *MetaInfo) checkV2() error {
 	if pl < minV2PieceLength || pl&(pl-1) != 0 {
 		return &Error{"info.piece length", in.off.pieceLength, strconv.FormatInt(pl, 10) + " is not a power of two of 16 KiB or more"}
 	}
-	if len(in.FileTree) == 0 {
+	if in.tree.n == 0 {
 		return &Error{"info.file tree", in.off.tree, "no files"}
 	}
+	// The files larger than a piece that have a piece layer, by root.
+	type layered struct {
+		path   string
+		length int64
+	}
+	roots := make(map[string]layered, len(m.PieceLayers))
 	var total int64
-	roots := make(map[string]*File, len(m.PieceLayers))
-	for i := range in.FileTree {
-		f := &in.FileTree[i]
+	tree := in.tree.open(true)
+	defer tree.close()
+	for tree.next() {
+		f := &tree.f
 		if total > math.MaxInt64-f.Length {
-			return &Error{treeField(f.Path) + ".length", f.off, "the total length overflows"}
+			return &Error{tree.d.treeField() + ".length", f.off, "the total length overflows"}
 		}
 		total += f.Length
 		if f.IsPad() {
-			return &Error{treeField(f.Path), f.off, "a padding file in v2 metadata"}
+			return &Error{tree.d.treeField(), f.off, "a padding file in v2 metadata"}
 		}
 		if f.PiecesRoot != nil && allZero(f.PiecesRoot) {
-			return &Error{treeField(f.Path) + ".pieces root", f.off, "all zeros"}
+			return &Error{tree.d.treeField() + ".pieces root", f.off, "all zeros"}
 		}
-		if f.Length > pl && f.PiecesRoot != nil {
-			roots[string(f.PiecesRoot)] = f
+		if _, ok := m.PieceLayers[string(f.PiecesRoot)]; ok && f.Length > pl {
+			roots[string(f.PiecesRoot)] = layered{joinPath(tree.appendPath(nil)), f.Length}
 		}
 	}
 	if total == 0 {
 		return &Error{"info.file tree", in.off.tree, "no content: every file is empty"}
 	}
-	for root, layer := range m.PieceLayers {
-		f := roots[root]
-		if f == nil {
+	for _, root := range slices.Sorted(mapKeys(m.PieceLayers)) {
+		layer := m.PieceLayers[root]
+		f, ok := roots[root]
+		if !ok {
 			return &Error{"piece layers", m.layersOff, "a layer for no file larger than a piece (root " + hex.EncodeToString([]byte(root)) + ")"}
 		}
-		if want := pieceCount(f.Length, pl) * 32; int64(len(layer)) != want {
-			return &Error{"piece layers", m.layersOff, "the layer of " + joinPath(f.Path) + " has " +
+		if want := pieceCount(f.length, pl) * 32; int64(len(layer)) != want {
+			return &Error{"piece layers", m.layersOff, "the layer of " + f.path + " has " +
 				strconv.Itoa(len(layer)) + " bytes, not " + strconv.FormatInt(want, 10)}
 		}
 	}
@@ -124,33 +135,35 @@ func (m *MetaInfo) checkV2() error {
 // checkHybrid checks that a hybrid torrent's v1 and v2 files agree.
 func (in *Info) checkHybrid() error {
 	mismatch := func(off int64, msg string) error { return &Error{"info.files", off, "v1 and v2 differ: " + msg} }
+	tree := in.tree.open(true)
+	defer tree.close()
 	if in.has&hasLength != 0 {
-		if len(in.FileTree) != 1 || !slices.Equal(in.FileTree[0].Path, []string{in.Name}) || in.FileTree[0].Length != in.Length {
+		if in.tree.n != 1 || !tree.next() || !tree.is(in.Name) || tree.f.Length != in.Length {
 			return mismatch(in.off.length, "one file named "+strconv.Quote(in.Name)+" in v1, not in v2")
 		}
 		return nil
 	}
-	tree := in.FileTree
+	files := in.files.open(false)
+	defer files.close()
 	var off int64
-	for i := range in.Files {
-		f := &in.Files[i]
+	for files.next() {
+		f := &files.f
 		if f.IsPad() {
 			off += f.Length
 			continue
 		}
-		if len(tree) == 0 {
+		if !tree.next() {
 			return mismatch(f.off, "more files in v1")
 		}
-		if f.Length != tree[0].Length || !slices.Equal(f.Path, tree[0].Path) {
-			return mismatch(f.off, joinPath(f.Path)+" is not "+joinPath(tree[0].Path))
+		if f.Length != tree.f.Length || !files.samePath(tree) {
+			return mismatch(f.off, joinPath(files.appendPath(nil))+" is not "+joinPath(tree.appendPath(nil)))
 		}
 		if off%in.PieceLength != 0 && f.Length > 0 {
-			return mismatch(f.off, joinPath(f.Path)+" does not start a piece")
+			return mismatch(f.off, joinPath(files.appendPath(nil))+" does not start a piece")
 		}
-		tree = tree[1:]
 		off += f.Length
 	}
-	if len(tree) != 0 {
+	if tree.next() {
 		return mismatch(in.off.files, "more files in v2")
 	}
 	return nil

@@ -36,6 +36,24 @@ func Parse(data []byte) (*MetaInfo, error) {
 // layers, Extra values) point into data unless o.Copy is set: data must not
 // be modified while they are in use. Strings are always copied.
 func ParseWith(data []byte, o bencode.DecodeOptions) (*MetaInfo, error) {
+	m, err := ParseLazy(data, o)
+	if err != nil {
+		return nil, err
+	}
+	m.Info.decodeFiles()
+	return m, nil
+}
+
+// ParseLazy decodes and checks a .torrent file as ParseWith does, but
+// keeps its lists of files ("files" and "file tree") as the bytes of data
+// rather than decoding them: Info.Files and Info.FileTree are nil, and
+// Info's methods (Walk, TotalLength, NumPieces, IsDir, Marshal) and Verify
+// read the files from data each time they need them. Beside data, such a
+// MetaInfo takes memory for its other values, not for its files (Parse
+// takes some 200 bytes a file): use it to read a torrent of many files.
+// data must not be modified while the MetaInfo is in use, unless o.Copy
+// is set.
+func ParseLazy(data []byte, o bencode.DecodeOptions) (*MetaInfo, error) {
 	if o.Copy {
 		data = append([]byte(nil), data...)
 	}
@@ -51,7 +69,11 @@ func ParseWith(data []byte, o bencode.DecodeOptions) (*MetaInfo, error) {
 // caller's Unmarshal for the bencoding.
 func (m *MetaInfo) UnmarshalBencode(data []byte) error {
 	*m = MetaInfo{}
-	return m.decode(append([]byte(nil), data...), bencode.DecodeOptions{Lenient: true})
+	if err := m.decode(append([]byte(nil), data...), bencode.DecodeOptions{Lenient: true}); err != nil {
+		return err
+	}
+	m.Info.decodeFiles()
+	return nil
 }
 
 // errMistyped reports a value that does not have the form its key needs.
@@ -61,18 +83,18 @@ var errMistyped = errors.New("mistyped")
 // of input: a deep directory's path is copied for each file in it.
 const maxElemsPerByte = 2
 
-// decoder holds the state of one Parse.
+// decoder holds the state of one Parse, or of one cursor over a file
+// list.
 type decoder struct {
 	s     *bencode.Scanner
 	scan  bencode.Scanner // what s points to, kept with its stack in the pool
 	data  []byte
-	vals  []span   // for strings
-	fbuf  []File   // for files and tree, which copy them out at the end
-	used  int      // the most of fbuf used
-	pvals []span   // the path elements of the files of fbuf
-	spans [][2]int // the elements of pvals of each file of fbuf's path
-	stack []span   // the path of the file tree directory being read
-	elems int      // path elements the file tree may still make
+	base  int64  // the input offset of data[0]
+	depth int    // the nesting limit of the input
+	vals  []span // for strings
+	pvals []span // the path of the "files" entry being read
+	stack []span // the path of the file tree directory being read
+	elems int    // path elements the file tree may still make
 }
 
 // A span is where a string's bytes are in the input. The decoder's buffers
@@ -88,17 +110,26 @@ func (d *decoder) bytesOf(sp span) []byte { return d.data[sp.off : sp.off+sp.n] 
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
-func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
+// newDecoder returns a decoder of the pool reading data, whose first byte
+// is at input offset base, with the options o.
+func newDecoder(o bencode.DecodeOptions, data []byte, base int64) *decoder {
 	d := decoders.Get().(*decoder)
-	defer func() {
-		// Clear what was used, so that the pool keeps nothing of data.
-		clear(d.fbuf[:max(d.used, len(d.fbuf))])
-		d.scan.Reset(bencode.DecodeOptions{}, nil)
-		*d = decoder{scan: d.scan, vals: d.vals[:0], fbuf: d.fbuf[:0], stack: d.stack[:0], pvals: d.pvals[:0], spans: d.spans[:0]}
-		decoders.Put(d)
-	}()
 	d.scan.Reset(o, data)
-	d.s, d.data, d.elems = &d.scan, data, maxElemsPerByte*len(data)+1024
+	d.s, d.data, d.base, d.depth = &d.scan, data, base, o.MaxDepth
+	return d
+}
+
+// release puts d back in the pool, keeping nothing of its input.
+func (d *decoder) release() {
+	d.scan.Reset(bencode.DecodeOptions{}, nil)
+	*d = decoder{scan: d.scan, vals: d.vals[:0], pvals: d.pvals[:0], stack: d.stack[:0]}
+	decoders.Put(d)
+}
+
+func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
+	d := newDecoder(o, data, 0)
+	defer d.release()
+	d.elems = maxElemsPerByte*len(data) + 1024
 	tok, err := d.s.Next()
 	if err != nil {
 		return err
@@ -288,204 +319,42 @@ func (d *decoder) info(in *Info, key []byte, v bencode.Token) (err error) {
 	return d.extra(&in.Extra, key, v, d.depthOf(v))
 }
 
-func (d *decoder) files(in *Info, v bencode.Token) error {
+func (d *decoder) files(in *Info, v bencode.Token) (err error) {
 	if v.Kind != bencode.ListStart {
 		return typeError("info.files", v, "list")
 	}
-	files := d.fbuf[:0]
-	d.pvals, d.spans = d.pvals[:0], d.spans[:0]
-	defer func() { d.fbuf, d.used = files[:0], max(d.used, len(files)) }()
-	for i := 0; ; i++ {
-		tok, err := d.s.Next()
-		if err != nil {
-			return err
-		}
-		if tok.Kind == bencode.End {
-			in.Files = d.paths(files)
-			return nil
-		}
-		if tok.Kind != bencode.DictStart {
-			return typeError(fileField(i, nil), tok, "dictionary")
-		}
-		files = append(files, File{off: tok.Offset})
-		d.spans = append(d.spans, [2]int{-1, -1})
-		f := &files[i]
-		if err := d.fileDict(f, i); err != nil {
-			return err
-		}
-		if f.has&hasLength == 0 && !f.IsSymlink() {
-			return &Error{fileField(i, nil) + ".length", tok.Offset, "missing"}
-		}
-		if f.has&hasPath == 0 {
-			return &Error{fileField(i, nil) + ".path", tok.Offset, "missing"}
-		}
-	}
-}
-
-// fileField names file i of "files", or, when i < 0, the file at path in
-// the file tree.
-func fileField(i int, path []string) string {
-	if i < 0 {
-		return treeField(path)
-	}
-	return "info.files[" + strconv.Itoa(i) + "]"
-}
-
-// fileDict decodes the dictionary of file i of "files" (or, when i < 0,
-// the properties of a file of the file tree), whose start was just read.
-func (d *decoder) fileDict(f *File, i int) error {
-	for {
-		var v bencode.Token
-		key, end, err := d.entry(&v)
-		if err != nil || end {
-			return err
-		}
-		if err := d.file(f, i, key, v); err != nil {
-			return err
-		}
-	}
-}
-
-// file decodes one key of a file's dictionary: of file i of "files" (v1),
-// or, when i < 0, of the properties of a file of the file tree (v2),
-// where the path is the keys leading to it.
-func (d *decoder) file(f *File, i int, key []byte, v bencode.Token) (err error) {
-	if i < 0 && string(key) == "path" {
-		return d.extra(&f.Extra, key, v, d.depthOf(v))
-	}
-	switch string(key) {
-	case "length":
-		f.has |= hasLength
-		f.Length, err = integer(v)
-		if err == nil && f.Length < 0 {
-			return &Error{fileField(i, f.Path) + ".length", v.Offset, "negative"}
-		}
-		return d.mustBe(err, i, f, ".length", v, "integer")
-	case "path":
-		f.has |= hasPath
-		start := len(d.pvals)
-		err = d.pathVals(v)
-		d.spans[i] = [2]int{start, len(d.pvals)}
-		return d.mustBe(err, i, f, ".path", v, "list of strings")
-	case "attr":
-		f.has |= hasAttr
-		f.Attr, err = d.str(v)
-		return d.mustBe(err, i, f, ".attr", v, "string")
-	case "symlink path":
-		f.has |= hasSymlinkPath
-		f.SymlinkPath, err = d.strings(v)
-		return d.mustBe(err, i, f, ".symlink path", v, "list of strings")
-	case "pieces root":
-		f.has |= hasPiecesRoot
-		if v.Kind != bencode.String || len(v.Value) != 32 {
-			return &Error{fileField(i, f.Path) + ".pieces root", v.Offset, "want a string of 32 bytes"}
-		}
-		f.PiecesRoot = v.Value
-		return nil
-	}
-	return d.extra(&f.Extra, key, v, d.depthOf(v))
-}
-
-// mustBe is mustBe for a key of a file.
-func (d *decoder) mustBe(err error, i int, f *File, key string, v bencode.Token, want string) error {
-	if err == errMistyped {
-		return typeError(fileField(i, f.Path)+key, v, want)
-	}
+	in.files, err = d.list(v, false)
 	return err
 }
 
-// tree decodes the file tree, whose start is v, into in.FileTree.
-func (d *decoder) tree(in *Info, v bencode.Token) error {
+func (d *decoder) tree(in *Info, v bencode.Token) (err error) {
 	if v.Kind != bencode.DictStart {
 		return typeError("info.file tree", v, "dictionary")
 	}
-	d.stack, d.fbuf, d.pvals, d.spans = d.stack[:0], d.fbuf[:0], d.pvals[:0], d.spans[:0]
-	if err := d.dir(in, v, nil); err != nil {
-		return err
-	}
-	in.FileTree = d.paths(d.fbuf)
-	d.fbuf, d.used = d.fbuf[:0], max(d.used, len(d.fbuf))
-	return nil
+	d.stack = d.stack[:0]
+	in.tree, err = d.list(v, true)
+	return err
 }
 
-// dir decodes a directory of the file tree, whose start is v; first, if
-// not nil, is its first key, already read.
-func (d *decoder) dir(in *Info, v bencode.Token, first *bencode.Token) error {
-	for {
-		var k bencode.Token
-		if first != nil {
-			k, first = *first, nil
-		} else {
-			var err error
-			if k, err = d.s.Next(); err != nil {
-				return err
-			}
-			if k.Kind == bencode.End {
-				return nil
-			}
+// list checks the files of "files" (or of "file tree", when tree is
+// set), whose first token v was just read, and returns the list as its
+// bytes.
+func (d *decoder) list(v bencode.Token, tree bool) (rawList, error) {
+	c := cursor{d: d, tree: tree}
+	l := rawList{off: v.Offset, depth: d.depth}
+	for c.next() {
+		path := c.path()
+		l.n++
+		l.elems += len(path)
+		for _, sp := range path {
+			l.size += sp.n
 		}
-		if len(k.Value) == 0 {
-			return &Error{d.treeField(), k.Offset, "a directory entry with an empty name"}
-		}
-		d.stack = append(d.stack, d.spanOf(k.Value))
-		if err := d.node(in); err != nil {
-			return err
-		}
-		d.stack = d.stack[:len(d.stack)-1]
 	}
-}
-
-// node decodes the value of a directory entry: a file, {"": {...}}, or a
-// directory.
-func (d *decoder) node(in *Info) error {
-	v, err := d.s.Next()
-	if err != nil {
-		return err
+	if c.err != nil {
+		return rawList{}, c.err
 	}
-	if v.Kind != bencode.DictStart {
-		return typeError(d.treeField(), v, "dictionary")
-	}
-	k, err := d.s.Next()
-	if err != nil {
-		return err
-	}
-	if k.Kind == bencode.End {
-		return &Error{d.treeField(), v.Offset, "an empty directory"}
-	}
-	if len(k.Value) != 0 {
-		return d.dir(in, v, &k)
-	}
-	props, err := d.s.Next()
-	if err != nil {
-		return err
-	}
-	if props.Kind != bencode.DictStart {
-		return typeError(d.treeField(), props, "dictionary")
-	}
-	if d.elems -= len(d.stack); d.elems < 0 {
-		return &Error{d.treeField(), v.Offset, "the file tree's paths are too long for its size"}
-	}
-	d.fbuf = append(d.fbuf, File{off: props.Offset})
-	d.spans = append(d.spans, [2]int{len(d.pvals), len(d.pvals) + len(d.stack)})
-	d.pvals = append(d.pvals, d.stack...)
-	f := &d.fbuf[len(d.fbuf)-1]
-	if err := d.fileDict(f, -1); err != nil {
-		return err
-	}
-	if f.has&hasLength == 0 && !f.IsSymlink() {
-		return &Error{d.treeField() + ".length", props.Offset, "missing"}
-	}
-	if f.Length > 0 && f.PiecesRoot == nil && !f.IsSymlink() {
-		return &Error{d.treeField() + ".pieces root", props.Offset, "missing for a file that is not empty"}
-	}
-	end, err := d.s.Next()
-	if err != nil {
-		return err
-	}
-	if end.Kind != bencode.End {
-		return &Error{d.treeField(), end.Offset, "a file entry with other keys than \"\""}
-	}
-	return nil
+	l.data = d.data[v.Offset:d.s.Offset():d.s.Offset()]
+	return l, nil
 }
 
 // treeField names the file tree entry being read.
@@ -495,19 +364,6 @@ func (d *decoder) treeField() string {
 		p[i] = string(d.bytesOf(e))
 	}
 	return treeField(p)
-}
-
-// paths returns a copy of files with their paths, as pvals and spans hold
-// them, made: all path elements share one string and one slice.
-func (d *decoder) paths(files []File) []File {
-	elems := d.strs(d.pvals)
-	out := append(make([]File, 0, len(files)), files...)
-	for i, sp := range d.spans {
-		if sp[0] >= 0 {
-			out[i].Path = elems[sp[0]:sp[1]:sp[1]]
-		}
-	}
-	return out
 }
 
 // strs returns the strings at spans, all of whose bytes share one
@@ -529,11 +385,12 @@ func (d *decoder) strs(spans []span) []string {
 	return list
 }
 
-// pathVals appends the elements of a list of strings to pvals.
+// pathVals sets pvals to the elements of a list of strings.
 func (d *decoder) pathVals(v bencode.Token) error {
 	if v.Kind != bencode.ListStart {
 		return errMistyped
 	}
+	d.pvals = d.pvals[:0]
 	for {
 		tok, err := d.s.Next()
 		if err != nil {

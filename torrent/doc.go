@@ -13,6 +13,10 @@
 //	link := mi.Magnet()           // magnet:?xt=urn:btih:...
 //	for f := range mi.Info.Walk() // the files, as a client lays them out
 //
+// ParseLazy leaves the lists of files undecoded in the input, and the
+// methods read them from there when they are walked: a torrent of a
+// million files then takes little memory beyond its bytes.
+//
 // Keys the package does not know are kept (Extra), so that encoding a
 // decoded MetaInfo gives back the same bytes. Decoding is strict by default
 // (the rules of the bencode package); errors name the byte offset where the

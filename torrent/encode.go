@@ -96,7 +96,8 @@ func (m *MetaInfo) SetInfoBytes() error {
 }
 
 // Marshal returns the bencoding of the info dictionary: for an Info that
-// Parse returned, its InfoBytes (when they were canonical bencode).
+// Parse or ParseLazy returned, its InfoBytes (when they were canonical
+// bencode).
 func (i *Info) Marshal() ([]byte, error) { return i.appendTo(nil) }
 
 // MarshalBencode returns i.Marshal().
@@ -126,10 +127,14 @@ func (i *Info) appendTo(b []byte) ([]byte, error) {
 				b = appendInt(appendString(b, k), i.Length)
 			}
 		case "files":
-			if i.has&hasFiles != 0 || i.Files != nil {
+			files := i.Files
+			if files == nil && i.files.data != nil {
+				files = i.files.decode(false) // as ParseLazy left them
+			}
+			if i.has&hasFiles != 0 || files != nil {
 				b = append(appendString(b, k), 'l')
-				for n := range i.Files {
-					b = i.Files[n].appendTo(b, false)
+				for n := range files {
+					b = files[n].appendTo(b, false)
 				}
 				b = append(b, 'e')
 			}
@@ -146,9 +151,13 @@ func (i *Info) appendTo(b []byte) ([]byte, error) {
 				b = appendInt(appendString(b, k), i.MetaVersion)
 			}
 		case "file tree":
-			if i.has&hasFileTree != 0 || i.FileTree != nil {
+			tree := i.FileTree
+			if tree == nil && i.tree.data != nil {
+				tree = i.tree.decode(true)
+			}
+			if i.has&hasFileTree != 0 || tree != nil {
 				var err error
-				if b, err = appendTree(appendString(b, k), i.FileTree); err != nil {
+				if b, err = appendTree(appendString(b, k), tree); err != nil {
 					return nil, err
 				}
 			}

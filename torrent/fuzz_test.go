@@ -12,8 +12,9 @@ import (
 	"github.com/b14fs/b14fs/plugins/bencode"
 )
 
-// FuzzParse checks that no input makes Parse panic, and that what it
-// accepts encodes back to the same bytes, walks, has info-hashes and a
+// FuzzParse checks that no input makes Parse panic, that ParseLazy reads
+// every input as Parse does, and that what Parse accepts encodes back to
+// the same bytes, walks, has info-hashes and a
 // magnet link, and verifies against a small file system without a panic.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.torrent")
@@ -30,6 +31,7 @@ func FuzzParse(f *testing.F) {
 	}
 	fsys := fstest.MapFS{"n": {Data: []byte("hello")}, "n/a": {Data: []byte("hello")}, "a": {Data: []byte("x")}}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkLazy(t, "input", data, bencode.DecodeOptions{})
 		m, err := Parse(data)
 		if err != nil {
 			return

@@ -52,19 +52,24 @@ type Info struct {
 	// Pieces is "pieces" (v1 and hybrid torrents): the SHA-1 hash of each
 	// piece, 20 bytes each.
 	Pieces []byte
-	Length int64  // "length": the size of a single-file torrent's file
-	Files  []File // "files": the files of a multi-file v1 torrent, padding files included
+	Length int64 // "length": the size of a single-file torrent's file
+	// Files is "files": the files of a multi-file v1 torrent, padding
+	// files included. ParseLazy leaves it nil, and the methods read the
+	// files from the input.
+	Files []File
 	// Private is "private" (BEP 27): peers come from the trackers only.
 	Private     bool
 	MetaVersion int64 // "meta version": 2 for v2 and hybrid torrents (BEP 52)
 	// FileTree is "file tree" (BEP 52), flattened: its files in the order
-	// of the tree, each with its path in the tree.
+	// of the tree, each with its path in the tree. ParseLazy leaves it nil,
+	// as Files.
 	FileTree []File
 
 	Extra map[string]bencode.RawMessage // the other keys, as they were
 
-	has fieldSet
-	off infoOffsets // where values were in the input, for errors
+	has         fieldSet
+	off         infoOffsets // where values were in the input, for errors
+	files, tree rawList     // "files" and "file tree" as the input has them, for ParseLazy
 }
 
 // A File is one entry of "files" (v1) or of "file tree" (v2).
@@ -149,7 +154,9 @@ func (i *Info) multi() bool {
 	if i.HasV1() {
 		return i.Files != nil || i.has&hasFiles != 0
 	}
-	return !(len(i.FileTree) == 1 && slices.Equal(i.FileTree[0].Path, []string{i.Name}))
+	tree := i.source(true)
+	defer tree.close()
+	return !(tree.n == 1 && tree.next() != nil && tree.is(i.Name))
 }
 
 // IsDir reports whether the torrent's content is a directory named Name
@@ -162,9 +169,11 @@ func (i *Info) NumPieces() int64 {
 	if i.HasV1() {
 		return int64(len(i.Pieces) / 20)
 	}
+	tree := i.source(true)
+	defer tree.close()
 	var n int64
-	for f := range i.FileTree {
-		n += pieceCount(i.FileTree[f].Length, i.PieceLength)
+	for f := tree.next(); f != nil; f = tree.next() {
+		n += pieceCount(f.Length, i.PieceLength)
 	}
 	return n
 }
@@ -204,7 +213,7 @@ type FileEntry struct {
 	Pad        bool   // a padding file (BEP 47): zeros, not stored
 	Attr       string // "attr" (BEP 47)
 	PiecesRoot []byte // v2: the root of the file's merkle tree
-	Index      int    // the file's index in Files, or in FileTree for a v2-only torrent
+	Index      int    // the file's index in "files" (Files), or in the file tree (FileTree) for a v2-only torrent
 }
 
 // Walk returns the torrent's files in order: those of "files" (or the
@@ -214,34 +223,40 @@ type FileEntry struct {
 func (i *Info) Walk() iter.Seq[FileEntry] {
 	return func(yield func(FileEntry) bool) {
 		v1 := i.HasV1()
-		files := i.FileTree
-		if v1 {
-			files = i.Files
-		}
+		tree := i.source(true)
+		defer tree.close()
 		if !i.multi() {
 			e := FileEntry{Path: []string{i.Name}, Length: i.Length}
-			if len(i.FileTree) == 1 {
-				t := &i.FileTree[0]
+			if tree.n == 1 {
+				t := tree.next()
 				e.PiecesRoot, e.Attr = t.PiecesRoot, t.Attr
 				if !v1 {
-					e.Path, e.Length = t.Path, t.Length
+					e.Path, e.Length = tree.appendPath(nil), t.Length
 				}
 			}
 			yield(e)
 			return
 		}
+		files := tree
+		if v1 {
+			files = i.source(false)
+			defer files.close()
+		}
 		var off int64
-		tree := 0 // the next v2 file, for a hybrid torrent
-		for n := range files {
-			f := &files[n]
+		for n := 0; ; n++ {
+			f := files.next()
+			if f == nil {
+				return
+			}
 			e := FileEntry{
-				Path:   append([]string{i.Name}, f.Path...),
+				Path:   files.appendPath(append(make([]string, 0, 1+files.pathLen()), i.Name)),
 				Length: f.Length, Offset: off, Pad: f.IsPad(), Attr: f.Attr,
 				PiecesRoot: f.PiecesRoot, Index: n,
 			}
-			if v1 && !e.Pad && tree < len(i.FileTree) {
-				e.PiecesRoot = i.FileTree[tree].PiecesRoot
-				tree++
+			if v1 && !e.Pad {
+				if t := tree.next(); t != nil {
+					e.PiecesRoot = t.PiecesRoot
+				}
 			}
 			if !yield(e) {
 				return

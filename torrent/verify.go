@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,12 @@ type VerifyOptions struct {
 	Progress func(n int64)
 	// BufferSize is the size of the reads from the files; 0 means 1 MiB.
 	BufferSize int
+	// File, if not nil, is called with what Verify found of each file, in
+	// the order of Info.Walk, as soon as it is known (once the last piece
+	// the file touches is checked), and Result.Files is left nil: Verify
+	// then holds the results of the files of a piece or so at a time,
+	// however many files the torrent has.
+	File func(FileResult)
 }
 
 // A Status says how a file compares with the torrent.
@@ -58,7 +65,9 @@ type Range struct{ First, End int64 }
 type Result struct {
 	Pieces int64        // the number of pieces
 	Bad    []Range      // the bad pieces, in order
-	Files  []FileResult // every file, padding files included, in the order of Info.Walk
+	Files  []FileResult // every file, padding files included, in the order of Info.Walk; nil with VerifyOptions.File
+
+	incomplete int // the files Verify found not complete
 }
 
 // NumBad returns the number of bad pieces.
@@ -77,7 +86,7 @@ func (r *Result) OK() bool {
 			return false
 		}
 	}
-	return len(r.Bad) == 0
+	return r.incomplete == 0 && len(r.Bad) == 0
 }
 
 // Verify checks the content of torrent m, read from fsys (the directory m
@@ -130,17 +139,39 @@ type verifier struct {
 	o    *VerifyOptions
 	pl   int64
 	buf  []byte
-	bad  []Range
+	bad  []Range // the bad pieces found so far, in order, ranges that touch merged
+
+	pending    []FileResult // the files whose results wait for pieces still to be checked
+	files      []FileResult // the results, without VerifyOptions.File
+	incomplete int          // the files found not complete
 
 	v1   *pieceHasher
 	v2   *fileHasher
 	file *FileEntry // the file being hashed
 }
 
+// fail records the pieces [first, end) as bad.
 func (v *verifier) fail(first, end int64) {
-	if first < end {
-		v.bad = append(v.bad, Range{first, end})
+	if first >= end {
+		return
 	}
+	// Pieces fail in about the order they are checked: look from the end.
+	i := len(v.bad)
+	for i > 0 && v.bad[i-1].First > first {
+		i--
+	}
+	if i > 0 && v.bad[i-1].End >= first {
+		i--
+		v.bad[i].End = max(v.bad[i].End, end)
+	} else {
+		v.bad = slices.Insert(v.bad, i, Range{first, end})
+	}
+	j := i + 1
+	for j < len(v.bad) && v.bad[j].First <= v.bad[i].End {
+		v.bad[i].End = max(v.bad[i].End, v.bad[j].End)
+		j++
+	}
+	v.bad = slices.Delete(v.bad, i+1, j)
 }
 
 func (v *verifier) run() (*Result, error) {
@@ -160,6 +191,8 @@ func (v *verifier) run() (*Result, error) {
 		if err := v.ctx.Err(); err != nil {
 			return nil, err
 		}
+		// The pieces before this file's first are checked.
+		v.settle(e.Offset / v.pl)
 		fr := FileResult{FileEntry: e, Size: -1}
 		switch {
 		case e.Pad:
@@ -176,27 +209,45 @@ func (v *verifier) run() (*Result, error) {
 				return nil, err
 			}
 		}
-		r.Files = append(r.Files, fr)
+		v.pending = append(v.pending, fr)
 	}
 	if v.v1 != nil {
 		v.v1.close()
 	}
-	slices.SortFunc(v.bad, func(a, b Range) int { return cmp.Compare(a.First, b.First) })
-	r.Bad = mergeRanges(v.bad)
-	for i := range r.Files {
-		f := &r.Files[i]
-		if f.Pad {
-			continue
+	v.settle(math.MaxInt64)
+	r.Bad, r.Files, r.incomplete = v.bad, v.files, v.incomplete
+	return r, nil
+}
+
+// settle ends the results of the pending files that touch no piece from
+// piece p on, all of whose pieces are checked, and hands them on.
+func (v *verifier) settle(p int64) {
+	n := 0
+	for ; n < len(v.pending); n++ {
+		f := &v.pending[n]
+		end := pieceCount(f.Offset+f.Length, v.pl)
+		if !f.Pad && end > p {
+			break
 		}
-		f.Bad = overlap(r.Bad, f.Offset/v.pl, pieceCount(f.Offset+f.Length, v.pl))
-		switch {
-		case f.Size < 0:
-			f.Status = Missing
-		case len(f.Bad) > 0 || f.Size != f.Length || f.Err != nil:
-			f.Status = Incomplete
+		if !f.Pad {
+			f.Bad = overlap(v.bad, f.Offset/v.pl, end)
+			switch {
+			case f.Size < 0:
+				f.Status = Missing
+			case len(f.Bad) > 0 || f.Size != f.Length || f.Err != nil:
+				f.Status = Incomplete
+			}
+		}
+		if f.Status != Complete {
+			v.incomplete++
+		}
+		if v.o.File != nil {
+			v.o.File(*f)
+		} else {
+			v.files = append(v.files, *f)
 		}
 	}
-	return r, nil
+	v.pending = append(v.pending[:0], v.pending[n:]...)
 }
 
 // check hashes one file.
@@ -359,26 +410,17 @@ func (v *verifier) progress(n int64) {
 	}
 }
 
-// mergeRanges merges sorted ranges that touch.
-func mergeRanges(rs []Range) []Range {
-	var out []Range
-	for _, r := range rs {
-		if n := len(out); n > 0 && out[n-1].End >= r.First {
-			out[n-1].End = max(out[n-1].End, r.End)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// overlap returns the parts of rs within [first, end).
+// overlap returns the parts of rs, sorted ranges that do not overlap,
+// within [first, end): none when that is empty, as for an empty file
+// where a piece starts.
 func overlap(rs []Range, first, end int64) []Range {
 	var out []Range
-	for _, r := range rs {
-		if r.End > first && r.First < end {
-			out = append(out, Range{max(r.First, first), min(r.End, end)})
-		}
+	if first >= end {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(rs, first, func(r Range, first int64) int { return cmp.Compare(r.End, first+1) })
+	for ; i < len(rs) && rs[i].First < end; i++ {
+		out = append(out, Range{max(rs[i].First, first), min(rs[i].End, end)})
 	}
 	return out
 }

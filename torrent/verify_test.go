@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/b14fs/b14fs/plugins/bencode"
 )
 
 // content returns the test content as a MapFS, and its files by path.
@@ -43,13 +46,38 @@ func summary(r *Result) string {
 	return b.String()
 }
 
+// verify verifies the torrent data against fsys, and checks that the
+// results are the same read of a MetaInfo of ParseLazy and handed to
+// VerifyOptions.File as they come.
+func verify(t *testing.T, data []byte, fsys fs.FS) *Result {
+	t.Helper()
+	r, err := Verify(context.Background(), mustParse(t, data), fsys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := ParseLazy(data, bencode.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []FileResult
+	streamed, err := Verify(context.Background(), lazy, fsys, &VerifyOptions{File: func(f FileResult) { files = append(files, f) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed.Files != nil {
+		t.Errorf("Result.Files is not nil with VerifyOptions.File")
+	}
+	streamed.Files = files
+	if got, want := fmt.Sprintf("%v %v", streamed.OK(), *streamed), fmt.Sprintf("%v %v", r.OK(), *r); got != want {
+		t.Errorf("files handed on as they come:\n got %s\nwant %s", got, want)
+	}
+	return r
+}
+
 func TestVerifyIntact(t *testing.T) {
 	fsys := content(t)
 	for name := range testdataHashes {
-		r, err := Verify(context.Background(), mustParse(t, readTestdata(t, name)), fsys, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := verify(t, readTestdata(t, name), fsys)
 		if !r.OK() || r.NumBad() != 0 {
 			t.Errorf("%s: %s", name, summary(r))
 		}
@@ -96,6 +124,10 @@ func TestVerifyDamage(t *testing.T) {
 			"libtorrent-v2.torrent":     "bad [{12 13}]; content/run.sh incomplete [{12 13}];",
 			"libtorrent-hybrid.torrent": "bad [{7 8}]; content/run.sh incomplete [{7 8}];",
 		}},
+		{"c.txt and run.sh", func(fsys fstest.MapFS) { flip("content/dir/c.txt", 10)(fsys); flip("content/run.sh", 10)(fsys) }, map[string]string{
+			// empty.txt, where piece 11 starts between them, touches no piece.
+			"libtorrent-v2.torrent": "bad [{10 12}]; content/dir/c.txt incomplete [{10 11}]; content/run.sh incomplete [{11 12}];",
+		}},
 		{"c.txt longer", func(fsys fstest.MapFS) { f := fsys["content/dir/c.txt"]; f.Data = append(bytes.Clone(f.Data), 'x') }, map[string]string{
 			"libtorrent-v2.torrent": "bad []; content/dir/c.txt incomplete [];",
 		}},
@@ -105,10 +137,7 @@ func TestVerifyDamage(t *testing.T) {
 			fsys := content(t)
 			tt.damage(fsys)
 			for name, want := range tt.want {
-				r, err := Verify(context.Background(), mustParse(t, readTestdata(t, name)), fsys, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := verify(t, readTestdata(t, name), fsys)
 				if r.OK() {
 					t.Errorf("%s: OK", name)
 				}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -20,11 +22,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/fsx"
-	"github.com/b14fs/b14fs/internal/rootfs"
+	"github.com/b14fs/b14fs/internal/remote"
 	"github.com/b14fs/b14fs/plugins/bencode"
 	"github.com/b14fs/b14fs/torrent"
-	"github.com/b14fs/b14fs/transform"
 )
 
 // maxTorrentSize bounds the .torrent files read: the largest real ones (v2,
@@ -68,13 +68,16 @@ A file that is not valid exits 1 with the byte offset where it went wrong.`,
 				return err
 			}
 			s := summarize(m)
+			w := bufio.NewWriterSize(std.out, 64<<10)
 			if asJSON {
-				enc := json.NewEncoder(std.out)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(s)
+				err = s.writeJSON(w, &m.Info)
+			} else {
+				err = s.write(w, &m.Info)
 			}
-			return s.write(std.out)
+			if err != nil {
+				return err
+			}
+			return w.Flush()
 		},
 	}
 	show.Flags().BoolVar(&asJSON, "json", false, "print JSON (stable field names; see docs/torrent.md)")
@@ -126,9 +129,10 @@ A file that is not valid exits 1 with the byte offset where it went wrong.`,
 		},
 	}
 
-	var fsChain, progress string
+	var progress string
+	var data dataFlags
 	verify := &cobra.Command{
-		Use:   "verify [--fs-chain CHAIN] FILE DATA-DIR",
+		Use:   "verify [--fs-chain CHAIN] FILE DATA-DIR|URL",
 		Short: "Check the data of a torrent in DATA-DIR against its piece hashes",
 		Long: `Check the data of the torrent FILE, in DATA-DIR (the directory it was downloaded
 to, which holds the file or directory the torrent names), against its
@@ -143,16 +147,18 @@ A FIFO, socket or device is "not a regular file", never opened.
 
 --fs-chain reads DATA-DIR through that chain, as 'b14fs mount' shows it:
 data stored encoded (such as NAME.b14 files with base16384) is checked
-without being decoded to disk.`,
+without being decoded to disk. DATA-DIR may be remote:
+sftp://USER@HOST[:PORT]/PATH or s3://BUCKET/PREFIX; see docs/remote.md.`,
 		Example: "  b14fs torrent verify debian.iso.torrent ~/Downloads\n" +
-			"  b14fs torrent verify --fs-chain base16384 x.torrent ~/vault",
+			"  b14fs torrent verify --fs-chain base16384 x.torrent ~/vault\n" +
+			"  b14fs torrent verify --fs-chain base16384 x.torrent sftp://me@nas.example/srv/vault",
 		Args: args(cobra.ExactArgs(2)),
-		RunE: func(_ *cobra.Command, a []string) error {
+		RunE: func(cmd *cobra.Command, a []string) error {
 			delay, err := progressDelayFor(progress, std.err, false)
 			if err != nil {
 				return err
 			}
-			fsys, done, err := dataFS(reg, a[1], fsChain)
+			fsys, done, err := data.open(cmd, reg, a[1])
 			if err != nil {
 				return err
 			}
@@ -164,10 +170,10 @@ without being decoded to disk.`,
 			return verifyData(std, m, fsys, delay)
 		},
 	}
-	verify.Flags().StringVar(&fsChain, "fs-chain", "", "read DATA-DIR's files through this `CHAIN` (stored encoded)")
+	data.add(verify, "DATA-DIR")
 	verify.Flags().StringVar(&progress, "progress", "auto", "show progress on standard error: auto (on a terminal), always, never")
 
-	cmd.AddCommand(newTorrentCreateCommand(std), show, infohash, magnet, verify)
+	cmd.AddCommand(newTorrentCreateCommand(reg, std), show, infohash, magnet, verify)
 	return cmd
 }
 
@@ -182,18 +188,47 @@ func loadTorrent(std stdio, name string, lenient bool) (*torrent.MetaInfo, error
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxTorrentSize+1))
+	data, err := readTorrent(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(data) > maxTorrentSize {
 		return nil, fmt.Errorf("%s: larger than %d MiB: not a torrent file", name, maxTorrentSize>>20)
 	}
-	m, err := torrent.ParseWith(data, bencode.DecodeOptions{Lenient: lenient, Warn: warner(std.err, name)})
+	// The lists of files stay undecoded in data, and are read when used:
+	// a torrent of a million files takes little more memory than its size.
+	m, err := torrent.ParseLazy(data, bencode.DecodeOptions{Lenient: lenient, Warn: warner(std.err, name)})
 	if err != nil {
 		return nil, torrentDataError(name, err)
 	}
 	return m, nil
+}
+
+// readTorrent reads r up to one byte more than maxTorrentSize, into a
+// buffer of its size (and a byte, to see the end) when it is a regular
+// file, as os.ReadFile does.
+func readTorrent(r io.Reader) ([]byte, error) {
+	size := 512
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = int(min(fi.Size(), maxTorrentSize)) + 1
+		}
+	}
+	data := make([]byte, 0, size)
+	r = io.LimitReader(r, maxTorrentSize+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
 }
 
 // torrentDataError reports an error about a torrent file's content, as
@@ -214,59 +249,69 @@ func torrentDataError(name string, err error) error {
 	return fmt.Errorf("%s: byte offset %d: %s", name, off, msg)
 }
 
-// dataFS returns the directory dir as a file system confined to it (a
-// symbolic link may lead to a file inside it, never out of it): as it is,
-// or seen through fsx with the codecs of chain when chain is not empty;
-// and the function that closes it.
-func dataFS(reg *core.Registry, dir, chain string) (fs.FS, func(), error) {
-	if fi, err := os.Stat(dir); err != nil {
-		return nil, nil, err
-	} else if !fi.IsDir() {
-		return nil, nil, fmt.Errorf("%s: not a directory", dir)
-	}
-	if chain == "" {
+// dataFlags are the flags of the commands that read a torrent's data
+// (verify, create): through a chain of codecs, in a remote location.
+type dataFlags struct {
+	chain  string
+	remote remote.Options
+}
+
+// add defines the flags on cmd, whose data is in what is named place.
+func (d *dataFlags) add(cmd *cobra.Command, place string) {
+	cmd.Flags().StringVar(&d.chain, "fs-chain", "", "read "+place+"'s files through this `CHAIN` (stored encoded)")
+	addRemoteFlags(cmd, &d.remote)
+}
+
+// open returns the directory dir, or the remote location dir names, as a
+// file system confined to it (a symbolic link may lead to a file inside
+// it, never out of it): as it is, or seen through fsx with the codecs of
+// the chain, as 'b14fs mount' shows it; and the function that closes it.
+func (d *dataFlags) open(cmd *cobra.Command, reg *core.Registry, dir string) (fs.FS, func(), error) {
+	view := viewFlags{chain: d.chain, remote: d.remote}
+	if d.chain == "" && !remote.IsURL(dir) {
+		if fi, err := os.Stat(dir); err != nil {
+			return nil, nil, err
+		} else if !fi.IsDir() {
+			return nil, nil, fmt.Errorf("%s: not a directory", dir)
+		}
+		// Files opened without waiting on a FIFO put in their place.
 		r, err := os.OpenRoot(dir)
 		if err != nil {
 			return nil, nil, err
 		}
 		return torrent.RootFS(r), func() { r.Close() }, nil
 	}
-	codec, err := transform.New(reg, chain)
+	base, _, closer, err := view.openBase(dir, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	base, err := rootfs.Open(dir)
-	if err != nil {
-		return nil, nil, err
+	if d.chain != "" {
+		if base, err = view.build(cmd, reg, base); err != nil {
+			closer.Close()
+			return nil, nil, err
+		}
 	}
-	fsys, err := fsx.New(base.FollowLinks(), codec)
-	if err != nil {
-		base.Close()
-		return nil, nil, err
-	}
-	return afero.NewIOFS(fsys), func() { base.Close() }, nil
+	return afero.NewIOFS(base), func() { closer.Close() }, nil
 }
 
-// verifyData verifies m's data in fsys and prints what it found.
-// Progress shows after delay, unless delay is negative.
+// verifyData verifies m's data in fsys and prints what it found, a line
+// for each file as soon as it is known. Progress shows after delay, unless
+// delay is negative.
 func verifyData(std stdio, m *torrent.MetaInfo, fsys fs.FS, delay time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := &torrent.VerifyOptions{}
-	var stopProgress func()
-	o.Progress, stopProgress = torrentProgress(std, "verify", m.Info.TotalLength(), delay)
-	r, err := torrent.Verify(ctx, m, fsys, o)
-	stopProgress()
-	if ctx.Err() != nil {
-		return stopped(std, "torrent verify", ctx)
-	}
-	if err != nil {
-		return err
+	var out *bufio.Writer
+	var held bytes.Buffer
+	if delay >= 0 && isTerminal(std.out) {
+		// The lines wait for the progress to end, not to cross it.
+		out = bufio.NewWriter(&held)
+	} else {
+		out = bufio.NewWriterSize(std.out, 64<<10)
 	}
 	complete, files := 0, 0
-	for _, f := range r.Files {
+	o := &torrent.VerifyOptions{File: func(f torrent.FileResult) {
 		if f.Pad {
-			continue
+			return
 		}
 		files++
 		line := joinShown(f.Path) + ": " + f.Status.String()
@@ -282,12 +327,26 @@ func verifyData(std stdio, m *torrent.MetaInfo, fsys fs.FS, delay time.Duration)
 		} else if len(details) > 0 {
 			line += " (" + strings.Join(details, "; ") + ")"
 		}
-		if _, err := fmt.Fprintln(std.out, line); err != nil {
-			return err
-		}
+		out.WriteString(line + "\n")
+	}}
+	var stopProgress func()
+	o.Progress, stopProgress = torrentProgress(std, "verify", m.Info.TotalLength(), delay)
+	r, err := torrent.Verify(ctx, m, fsys, o)
+	stopProgress()
+	if ctx.Err() != nil {
+		out.Flush()
+		std.out.Write(held.Bytes())
+		return stopped(std, "torrent verify", ctx)
+	}
+	if err != nil {
+		return err
 	}
 	good := r.Pieces - r.NumBad()
-	if _, err := fmt.Fprintf(std.out, "pieces: %d of %d good; files: %d of %d complete\n", good, r.Pieces, complete, files); err != nil {
+	fmt.Fprintf(out, "pieces: %d of %d good; files: %d of %d complete\n", good, r.Pieces, complete, files)
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if _, err := std.out.Write(held.Bytes()); err != nil {
 		return err
 	}
 	if !r.OK() {
@@ -336,6 +395,7 @@ func joinShown(p []string) string {
 }
 
 // A summary is what show prints; its JSON form is the stable machine form.
+// show streams the files (see writeJSON); Files is for reading that form.
 type summary struct {
 	Name         text       `json:"name"`
 	Version      string     `json:"version"` // "v1", "v2" or "hybrid"
@@ -352,7 +412,10 @@ type summary struct {
 	PieceLength  int64      `json:"piece_length"`
 	Pieces       int64      `json:"pieces"`
 	TotalSize    int64      `json:"total_size"` // padding files left out
-	Files        []fileInfo `json:"files"`
+	Files        []fileInfo `json:"files"`      // the last field
+
+	files, pads int64 // the files, padding files included, and the padding files
+	padBytes    int64 // the size of the padding files
 }
 
 type fileInfo struct {
@@ -376,14 +439,14 @@ func (t text) MarshalJSON() ([]byte, error) {
 	return json.Marshal(s)
 }
 
+// summarize returns the summary of m but for its files, which it counts.
 func summarize(m *torrent.MetaInfo) *summary {
 	in := &m.Info
 	v1, v2 := m.InfoHashes()
 	s := &summary{
 		Name: text(in.Name), InfoHashV1: v1, InfoHashV2: v2, Magnet: m.Magnet(),
 		Trackers: [][]text{}, WebSeeds: []text{}, HTTPSeeds: []text{}, Private: in.Private,
-		PieceLength: in.PieceLength, Pieces: in.NumPieces(), TotalSize: in.TotalLength(),
-		Files: []fileInfo{},
+		PieceLength: in.PieceLength, Pieces: in.NumPieces(), Files: []fileInfo{},
 	}
 	switch {
 	case in.IsHybrid():
@@ -416,26 +479,80 @@ func summarize(m *torrent.MetaInfo) *summary {
 		s.Comment = (*text)(&m.Comment)
 	}
 	for f := range in.Walk() {
-		p, ok := f.LocalPath()
-		if !ok {
-			p = strings.Join(f.Path, "/")
+		s.files++
+		if f.Pad {
+			s.pads++
+			s.padBytes += f.Length
+		} else {
+			s.TotalSize += f.Length
 		}
-		elems := make([]text, len(f.Path))
-		for i, e := range f.Path {
-			elems[i] = text(e)
-		}
-		s.Files = append(s.Files, fileInfo{Path: text(p), PathElements: elems, Length: f.Length, Pad: f.Pad, Attr: f.Attr})
 	}
 	return s
+}
+
+// newFileInfo returns what show says of the file f.
+func newFileInfo(f *torrent.FileEntry) *fileInfo {
+	elems := make([]text, len(f.Path))
+	for i, e := range f.Path {
+		elems[i] = text(e)
+	}
+	return &fileInfo{Path: text(shownPath(f)), PathElements: elems, Length: f.Length, Pad: f.Pad, Attr: f.Attr}
+}
+
+// shownPath returns where a client stores f, or f's path as the torrent
+// has it when a client would not store it.
+func shownPath(f *torrent.FileEntry) string {
+	if p, ok := f.LocalPath(); ok {
+		return p
+	}
+	return strings.Join(f.Path, "/")
+}
+
+// writeJSON writes s, with the files of in, as JSON: as an encoding/json
+// Encoder indenting by two spaces writes s with its Files, one file at a
+// time.
+func (s *summary) writeJSON(w *bufio.Writer, in *torrent.Info) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	// s.Files is empty, and last: the files go in its place.
+	head, ok := bytes.CutSuffix(buf.Bytes(), []byte("[]\n}\n"))
+	if !ok || len(s.Files) > 0 {
+		return fmt.Errorf("torrent show: the JSON form does not end with the files: %q", buf.Bytes())
+	}
+	w.Write(head)
+	// A file, at the depth of an item of "files".
+	enc = json.NewEncoder(&buf)
+	enc.SetIndent("    ", "  ")
+	enc.SetEscapeHTML(false)
+	sep := "[\n    "
+	for f := range in.Walk() {
+		buf.Reset()
+		if err := enc.Encode(newFileInfo(&f)); err != nil {
+			return err
+		}
+		w.WriteString(sep)
+		w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		sep = ",\n    "
+	}
+	if sep[0] == '[' {
+		_, err := w.WriteString("[]\n}\n")
+		return err
+	}
+	_, err := w.WriteString("\n  ]\n}\n")
+	return err
 }
 
 // fieldWidth is the width of the field names of show's output.
 const fieldWidth = 14
 
-// write prints s for people.
-func (s *summary) write(w io.Writer) error {
-	var b strings.Builder
-	field := func(name, value string) { fmt.Fprintf(&b, "%-*s%s\n", fieldWidth, name+":", value) }
+// write prints s, with the files of in, for people.
+func (s *summary) write(w *bufio.Writer, in *torrent.Info) error {
+	field := func(name, value string) { fmt.Fprintf(w, "%-*s%s\n", fieldWidth, name+":", value) }
 	field("Name", joinShown([]string{string(s.Name)}))
 	if s.InfoHashV1 != "" {
 		field("Info-hash v1", s.InfoHashV1)
@@ -463,43 +580,35 @@ func (s *summary) write(w io.Writer) error {
 	field("Piece length", humanSize(s.PieceLength))
 	field("Pieces", strconv.FormatInt(s.Pieces, 10))
 	field("Total size", humanSize(s.TotalSize))
-	b.WriteString("\nTrackers:\n")
+	w.WriteString("\nTrackers:\n")
 	if len(s.Trackers) == 0 {
-		b.WriteString("  none\n")
+		w.WriteString("  none\n")
 	}
 	for i, tier := range s.Trackers {
 		for _, u := range tier {
-			fmt.Fprintf(&b, "  tier %d: %s\n", i+1, joinShown([]string{string(u)}))
+			fmt.Fprintf(w, "  tier %d: %s\n", i+1, joinShown([]string{string(u)}))
 		}
 	}
 	if len(s.WebSeeds)+len(s.HTTPSeeds) > 0 {
-		b.WriteString("\nWeb seeds:\n")
+		w.WriteString("\nWeb seeds:\n")
 		for _, u := range s.WebSeeds {
-			fmt.Fprintf(&b, "  %s\n", joinShown([]string{string(u)}))
+			fmt.Fprintf(w, "  %s\n", joinShown([]string{string(u)}))
 		}
 		for _, u := range s.HTTPSeeds {
-			fmt.Fprintf(&b, "  %s (BEP 17 HTTP seed)\n", joinShown([]string{string(u)}))
+			fmt.Fprintf(w, "  %s (BEP 17 HTTP seed)\n", joinShown([]string{string(u)}))
 		}
 	}
-	pads, padBytes := 0, int64(0)
-	for _, f := range s.Files {
-		if f.Pad {
-			pads++
-			padBytes += f.Length
-		}
+	fmt.Fprintf(w, "\nFiles (%d", s.files-s.pads)
+	if s.pads > 0 {
+		fmt.Fprintf(w, "; padding files not listed: %d, of %s", s.pads, plural(s.padBytes, "byte"))
 	}
-	fmt.Fprintf(&b, "\nFiles (%d", len(s.Files)-pads)
-	if pads > 0 {
-		fmt.Fprintf(&b, "; padding files not listed: %d, of %s", pads, plural(padBytes, "byte"))
-	}
-	b.WriteString("):\n")
-	for _, f := range s.Files {
+	w.WriteString("):\n")
+	for f := range in.Walk() {
 		if !f.Pad {
-			fmt.Fprintf(&b, "  %10s %14d  %s\n", shortSize(f.Length), f.Length, joinShown([]string{string(f.Path)}))
+			fmt.Fprintf(w, "  %10s %14d  %s\n", shortSize(f.Length), f.Length, joinShown([]string{shownPath(&f)}))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
 }
 
 // humanSize writes a size with a binary unit and exactly.

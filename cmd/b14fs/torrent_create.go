@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/remote"
 	"github.com/b14fs/b14fs/torrent"
 )
 
@@ -33,12 +36,13 @@ type createFlags struct {
 	createdBy, progress                       string
 	private, noDate, force                    bool
 	threads                                   int
+	data                                      dataFlags
 }
 
-func newTorrentCreateCommand(std stdio) *cobra.Command {
+func newTorrentCreateCommand(reg *core.Registry, std stdio) *cobra.Command {
 	var f createFlags
 	cmd := &cobra.Command{
-		Use:   "create [flags] PATH",
+		Use:   "create [flags] PATH|URL",
 		Short: "Make a torrent of a file or directory, as mktorrent (v1) and libtorrent (v2, hybrid) make it",
 		Long: `Make a torrent of PATH, a file or a directory, and write it to NAME.torrent
 (or OUT). The flags are mktorrent's; with the same ones, a v1 torrent has
@@ -49,12 +53,20 @@ same swarms.
 Symbolic links inside PATH are followed, as mktorrent follows them; one
 that leads out of PATH (or is absolute) is an error. FIFOs, sockets and
 devices are left out, with a warning. Progress shows on standard error
-when it is a terminal.`,
+when it is a terminal.
+
+--fs-chain reads PATH through that chain, as 'b14fs mount' shows it: a
+directory of files stored encoded (such as NAME.b14 files with base16384)
+makes the torrent of their decoded content, without decoding them to disk;
+PATH may also name one file of such a directory as it is shown (NAME). PATH
+may be a remote directory: sftp://USER@HOST[:PORT]/PATH or
+s3://BUCKET/PREFIX; see docs/remote.md.`,
 		Example: "  b14fs torrent create -a udp://tracker.example:6969/announce -o photos.torrent photos\n" +
 			"  b14fs torrent create --format hybrid -p -s MYTRACKER -l 1M data\n" +
-			"  b14fs torrent create -d -l 18 -a http://a.example/announce,http://b.example/announce -a udp://c.example:80 iso/debian.iso",
+			"  b14fs torrent create -d -l 18 -a http://a.example/announce,http://b.example/announce -a udp://c.example:80 iso/debian.iso\n" +
+			"  b14fs torrent create --fs-chain base16384 -o photos.torrent ~/vault/photos",
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(_ *cobra.Command, a []string) error { return createTorrent(std, a[0], &f) },
+		RunE: func(cmd *cobra.Command, a []string) error { return createTorrent(cmd, reg, std, a[0], &f) },
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.announce, "announce", "a", nil, "a tier of trackers, `URL[,URL...]`; repeat for backup tiers")
@@ -71,6 +83,7 @@ when it is a terminal.`,
 	fl.StringVar(&f.format, "format", "v1", "the torrent's format: v1, v2 or hybrid (v1 and v2)")
 	fl.StringVar(&f.createdBy, "created-by", createdBy(), "the torrent's creator")
 	fl.StringVar(&f.progress, "progress", "auto", "show progress on standard error: auto (on a terminal), always, never")
+	f.data.add(cmd, "PATH")
 	return cmd
 }
 
@@ -109,7 +122,7 @@ func (f *createFlags) options(path string) (torrent.CreateOptions, error) {
 		o.WebSeeds = append(o.WebSeeds, s...)
 	}
 	if o.Name = f.name; o.Name == "" {
-		o.Name = filepath.Base(filepath.Clean(path))
+		o.Name = baseName(path)
 	}
 	if o.Name == "" || o.Name == "." || o.Name == ".." || o.Name == "/" || strings.ContainsRune(o.Name, '/') {
 		return o, usageError{fmt.Errorf("%q is not a torrent name: name it with -n NAME", o.Name)}
@@ -120,8 +133,30 @@ func (f *createFlags) options(path string) (torrent.CreateOptions, error) {
 	return o, nil
 }
 
+// baseName returns the last name of path, a file's path or a remote
+// location ("" for the login directory of sftp://HOST/~, the bucket of
+// s3://BUCKET).
+func baseName(path string) string {
+	if !remote.IsURL(path) {
+		return filepath.Base(filepath.Clean(path))
+	}
+	u, err := url.Parse(path)
+	if err != nil {
+		return ""
+	}
+	dir := strings.TrimRight(u.Path, "/")
+	switch name := dir[strings.LastIndexByte(dir, '/')+1:]; name {
+	case "":
+		return u.Host
+	case "~":
+		return ""
+	default:
+		return name
+	}
+}
+
 // createTorrent runs 'b14fs torrent create' on path.
-func createTorrent(std stdio, path string, f *createFlags) error {
+func createTorrent(cmd *cobra.Command, reg *core.Registry, std stdio, path string, f *createFlags) error {
 	o, err := f.options(path)
 	if err != nil {
 		return err
@@ -144,15 +179,18 @@ func createTorrent(std stdio, path string, f *createFlags) error {
 		}
 	}
 
-	root, base, err := openCreateRoot(path)
+	fsys, base, done, err := openCreateData(cmd, reg, path, &f.data)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer done()
 	// shown names a file of fsys as the user knows it.
 	shown := func(name string) string { return filepath.Join(path, name) }
-	if base != "." {
+	switch {
+	case base != ".":
 		shown = func(string) string { return path }
+	case remote.IsURL(path):
+		shown = func(name string) string { return strings.TrimSuffix(path, "/") + "/" + name }
 	}
 	o.Skipped = func(name string, mode fs.FileMode) {
 		fmt.Fprintf(std.err, "b14fs: warning: %s: %s, not a regular file: left out\n", shown(name), fileKind(mode))
@@ -161,7 +199,7 @@ func createTorrent(std stdio, path string, f *createFlags) error {
 	defer stop()
 	var stopProgress func()
 	o.Progress, stopProgress = torrentProgress(std, "hash", -1, delay)
-	m, err := torrent.Create(ctx, torrent.RootFS(root), base, o)
+	m, err := torrent.Create(ctx, fsys, base, o)
 	stopProgress()
 	if ctx.Err() != nil {
 		return stopped(std, "torrent create", ctx)
@@ -186,24 +224,37 @@ func createTorrent(std stdio, path string, f *createFlags) error {
 	return w.finish(err)
 }
 
-// openCreateRoot opens what create reads path through: the directory path
-// names (after links), and "." in it; or, for a file, the directory that
-// holds it, and its name there.
-func openCreateRoot(path string) (*os.Root, string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil, "", err
+// openCreateData opens what create reads path through, as the flags of
+// data say (see dataFlags.open), and returns it with the name of path in
+// it: the directory path names (after links), and "." in it; or, for a
+// file, the directory that holds it, and its name there (the name shown
+// of a file stored encoded). A remote location is a directory.
+func openCreateData(cmd *cobra.Command, reg *core.Registry, path string, data *dataFlags) (fs.FS, string, func(), error) {
+	dir, base := path, "."
+	switch {
+	case remote.IsURL(path):
+	case data.chain == "":
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		dir = real
+		if !fi.IsDir() {
+			dir, base = filepath.Dir(real), filepath.Base(real)
+		}
+	default:
+		// A file stored encoded is not there under the name it is
+		// shown with.
+		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+			dir, base = filepath.Dir(path), filepath.Base(path)
+		}
 	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return nil, "", err
-	}
-	dir, base := real, "."
-	if !fi.IsDir() {
-		dir, base = filepath.Dir(real), filepath.Base(real)
-	}
-	r, err := os.OpenRoot(dir)
-	return r, base, err
+	fsys, done, err := data.open(cmd, reg, dir)
+	return fsys, base, done, err
 }
 
 // fileKind names the type of a file that is not a regular file.

@@ -5,11 +5,18 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/afero"
+
 	"github.com/b14fs/b14fs/builtin"
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/remote"
+	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
 func TestCreatePieceLength(t *testing.T) {
@@ -162,6 +169,63 @@ func TestCreateMatchesLibtorrentCLI(t *testing.T) {
 		}
 		if ours, theirs := infohashes(t, out), strings.Join(strings.Fields(string(b)), " "); ours != theirs {
 			t.Errorf("%q: info-hashes %s, libtorrent's %s", tt.args, ours, theirs)
+		}
+	}
+}
+
+// TestCreateRemote: create and verify read the data in a remote location
+// (here an S3 fake), as it is or stored encoded (--fs-chain), as they read
+// a local directory: the same info-hashes, and the data verifies.
+func TestCreateRemote(t *testing.T) {
+	endpoint := "http://" + remotetest.FakeS3(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", remotetest.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", remotetest.SecretKey)
+	for _, env := range []string{"AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_REGION", "AWS_DEFAULT_REGION"} {
+		t.Setenv(env, "")
+	}
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	store, closer, err := remote.Open("s3://"+remotetest.Bucket, remote.Options{S3Endpoint: endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	vault, err := fsx.New(store, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, to := range []struct {
+		fsys afero.Fs
+		dir  string
+	}{{afero.NewOsFs(), dir}, {store, "plain"}, {vault, "vault"}} {
+		for name, content := range remotetest.Tree {
+			name = path.Join(to.dir, "tree", name)
+			if err := to.fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := afero.WriteFile(to.fsys, name, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s3 := "s3://" + remotetest.Bucket
+	for _, format := range []string{"v1", "hybrid"} {
+		local := filepath.Join(dir, format+".torrent")
+		createCmd(t, "-d", "--format", format, "-o", local, filepath.Join(dir, "tree"))
+		want := infohashes(t, local)
+		for _, args := range [][]string{{s3 + "/plain/tree"}, {"--fs-chain", "base16384", s3 + "/vault/tree/"}} {
+			out := filepath.Join(dir, "remote.torrent")
+			createCmd(t, append([]string{"-d", "-f", "--format", format, "--s3-endpoint", endpoint, "-o", out}, args...)...)
+			if got := infohashes(t, out); got != want {
+				t.Errorf("%s %q: info-hashes %s, of the local tree %s", format, args, got, want)
+			}
+		}
+		for _, args := range [][]string{{s3 + "/plain"}, {"--fs-chain", "base16384", s3 + "/vault"}} {
+			var out, errOut bytes.Buffer
+			args = append([]string{"torrent", "verify", "--s3-endpoint", endpoint, local}, args...)
+			if code := run(args, stdio{nil, &out, &errOut}, builtin.Registry(), nil); code != exitOK || !strings.Contains(out.String(), "files: 5 of 5 complete") {
+				t.Errorf("%q: exit %d\n%s%s", args, code, out.String(), errOut.String())
+			}
 		}
 	}
 }
