@@ -9,14 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
+	"github.com/b14fs/b14fs/internal/memtest"
 	"github.com/b14fs/b14fs/internal/shareddata"
 	"github.com/b14fs/b14fs/plugins/bencode"
 )
@@ -229,54 +227,20 @@ func TestParseLazyMemory(t *testing.T) {
 	}
 }
 
-// liveHeap returns the bytes of the heap in use, after collections that
-// leave nothing in the pools.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
-// peakHeap runs f with the garbage collector running whenever the heap has
-// grown by a tenth, and returns the most heap in use that a collection
-// found meanwhile, beyond what was in use before.
-func peakHeap(f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	base := liveHeap()
-	var most atomic.Uint64
-	var done atomic.Bool
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	// A finalizer runs after each collection, and sets itself again.
-	var measure func(*[64]byte)
-	measure = func(*[64]byte) {
-		metrics.Read(live)
-		most.Store(max(most.Load(), live[0].Value.Uint64()))
-		if !done.Load() {
-			runtime.SetFinalizer(new([64]byte), measure)
-		}
-	}
-	runtime.SetFinalizer(new([64]byte), measure)
-	f()
-	done.Store(true)
-	return most.Load() - min(base, most.Load())
-}
-
 // Parse allocates its files' structures at their size, once: the heap it
 // takes at its peak is about what the MetaInfo it returns holds.
 func TestParseMemory(t *testing.T) {
 	for _, v := range versions {
 		data := manyFiles(100_000, v.v)
 		var m *MetaInfo
-		before := liveHeap()
-		peak := peakHeap(func() {
+		before := memtest.LiveHeap()
+		peak := memtest.PeakHeap(func() {
 			var err error
 			if m, err = Parse(data); err != nil {
 				t.Fatal(err)
 			}
 		})
-		held := liveHeap() - before
+		held := memtest.LiveHeap() - before
 		runtime.KeepAlive(m)
 		t.Logf("%s: %d bytes, 100,000 files: Parse's MetaInfo holds %d bytes, its peak %d", v.name, len(data), held, peak)
 		if peak > held+held/8+1<<20 {

@@ -7,12 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync/atomic"
 	"testing"
 
 	"github.com/b14fs/b14fs/builtin"
+	"github.com/b14fs/b14fs/internal/memtest"
 	"github.com/b14fs/b14fs/torrent"
 )
 
@@ -41,38 +39,6 @@ func manyFilesTorrent(t *testing.T, dir string, n int) (string, int) {
 	return name, len(data)
 }
 
-// liveHeap returns the bytes of the heap in use, after a collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
-// peakHeap runs f with the garbage collector running whenever the heap has
-// grown by a tenth, and returns the most heap in use that a collection
-// found meanwhile, beyond what was in use before.
-func peakHeap(f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	base := liveHeap()
-	var most atomic.Uint64
-	var done atomic.Bool
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	// A finalizer runs after each collection, and sets itself again.
-	var measure func(*[64]byte)
-	measure = func(*[64]byte) {
-		metrics.Read(live)
-		most.Store(max(most.Load(), live[0].Value.Uint64()))
-		if !done.Load() {
-			runtime.SetFinalizer(new([64]byte), measure)
-		}
-	}
-	runtime.SetFinalizer(new([64]byte), measure)
-	f()
-	done.Store(true)
-	return most.Load() - min(base, most.Load())
-}
-
 // show, verify and infohash read a torrent's files from its bytes as they
 // walk them, and write them as they go: the memory they hold does not grow
 // with the number of files. (A structure for each file, and the output
@@ -88,7 +54,7 @@ func TestShowAndVerifyMemory(t *testing.T) {
 		{"torrent", "infohash", name},
 	} {
 		var errOut bytes.Buffer
-		heap := peakHeap(func() {
+		heap := memtest.PeakHeap(func() {
 			if code := run(args, stdio{nil, io.Discard, &errOut}, builtin.Registry(), nil); code != exitOK && code != exitData {
 				t.Fatalf("%q: exit %d: %s", args, code, errOut.String())
 			}
