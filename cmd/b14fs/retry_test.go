@@ -870,6 +870,24 @@ func restartedState(t *testing.T, codec core.Codec, dir string) state {
 // killed: a connection is never used twice.
 var killClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
+// A killResult is the answer to a request sent to a server that is killed.
+type killResult struct {
+	code int
+	msg  string
+	err  error
+}
+
+// sendAsync sends req with killClient, and delivers its result when it
+// comes.
+func sendAsync(req *http.Request) <-chan killResult {
+	done := make(chan killResult, 1)
+	go func() {
+		code, msg, err := send(killClient, req)
+		done <- killResult{code, msg, err}
+	}()
+	return done
+}
+
 // killAfter sends call to srv and kills srv delay after the request was
 // written. It returns the response, if one came before the kill.
 func killAfter(t *testing.T, srv *servedDir, call davCall, delay time.Duration) (int, string, error) {
@@ -878,17 +896,8 @@ func killAfter(t *testing.T, srv *servedDir, call davCall, delay time.Duration) 
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) { close(wrote) },
 	}))
-	type result struct {
-		code int
-		msg  string
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, msg, err := send(killClient, req)
-		done <- result{code, msg, err}
-	}()
-	var r result
+	done := sendAsync(req)
+	var r killResult
 	select {
 	case <-wrote:
 		time.Sleep(delay)
@@ -913,16 +922,7 @@ func killPutting(t *testing.T, srv *servedDir, dir string, c killCase, cut int) 
 	pr, pw := io.Pipe()
 	req := c.call.request(t, srv.base, "", pr)
 	req.ContentLength = int64(len(c.body))
-	type result struct {
-		code int
-		msg  string
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, msg, err := send(killClient, req)
-		done <- result{code, msg, err}
-	}()
+	done := sendAsync(req)
 	if _, err := pw.Write(c.body[:cut]); err != nil {
 		t.Fatalf("writing %d bytes of the body: %v", cut, err)
 	}

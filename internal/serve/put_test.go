@@ -117,10 +117,10 @@ func (b *firstRead) Read(p []byte) (int, error) {
 	return b.ReadCloser.Read(p)
 }
 
-// TestPutWithoutRename checks that uploads work on a base that cannot
-// rename (S3, here the gofakes3 server): fsx stores the whole object at
-// once, and an interrupted upload still leaves the previous content.
-func TestPutWithoutRename(t *testing.T) {
+// fakeS3View returns a bucket of an in-process S3 fake, a base that cannot
+// rename, and the fsx view of it.
+func fakeS3View(t *testing.T) (afero.Fs, *fsx.Fs) {
+	t.Helper()
 	base, err := s3fs.New(remotetest.Bucket, "", s3fs.Config{
 		Endpoint: remotetest.FakeS3(t), Insecure: true, Region: "us-east-1", UnsignedPayload: true,
 	})
@@ -131,6 +131,14 @@ func TestPutWithoutRename(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return base, fsys
+}
+
+// TestPutWithoutRename checks that uploads work on a base that cannot
+// rename (S3, here the gofakes3 server): fsx stores the whole object at
+// once, and an interrupted upload still leaves the previous content.
+func TestPutWithoutRename(t *testing.T) {
+	base, fsys := fakeS3View(t)
 	if err := afero.WriteFile(fsys, "/notes.txt", []byte("old notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/atomicfile"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
-	"github.com/b14fs/b14fs/internal/remote/s3fs"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
 	"github.com/b14fs/b14fs/internal/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
@@ -305,16 +304,7 @@ func TestAsideName(t *testing.T) {
 // a COPY of a collection over a collection, which would have to set the
 // destination aside, is 409 and the destination stays.
 func TestReplaceWithoutRename(t *testing.T) {
-	base, err := s3fs.New(remotetest.Bucket, "", s3fs.Config{
-		Endpoint: remotetest.FakeS3(t), Insecure: true, Region: "us-east-1", UnsignedPayload: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := fsx.New(base, base16384.NewCodec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, fsys := fakeS3View(t)
 	writeFiles(t, fsys, "/src.txt", "/dst.txt", "/srcdir/a", "/dstdir/c")
 	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
 	defer srv.Close()
