@@ -29,11 +29,13 @@ func BenchmarkScan(b *testing.B) {
 }
 
 // BenchmarkUnmarshalAny decodes the corpus into any, and measures its
-// stages apart: stage=scan runs the scanner Unmarshal runs (checking
-// everything), stage=tape also records the values (the first pass of
-// decoding into any), stage=all is Unmarshal, which then builds them. all
-// less tape is the time building takes: making the maps (BenchmarkFloor in
-// bench/ measures that alone), the lists and the boxed values.
+// stages apart: stage=scan runs the Scanner over it (checking everything,
+// as the first pass does, but token by token), stage=tape runs the first
+// pass of decoding into any (scanFast, which checks everything and records
+// the values as nodes; a Value is those nodes), stage=all is Unmarshal,
+// which then builds the values. all less tape is the time building takes:
+// making the maps (BenchmarkFloor in bench/ measures that alone), the lists
+// and the boxed values.
 func BenchmarkUnmarshalAny(b *testing.B) {
 	files := corpus(b, "valid")
 	for _, stage := range []string{"scan", "tape", "all"} {
@@ -69,7 +71,7 @@ func unmarshalStage(stage string, data []byte) error {
 		return err
 	}
 	if stage == "tape" {
-		return d.tape.record(d, tok)
+		return d.nodes(tok, true, nil)
 	}
 	_, err = d.scan.Skip(tok)
 	return err
@@ -128,4 +130,20 @@ func BenchmarkCodec(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkUnmarshalValue decodes the corpus into Values: the first pass
+// of decoding into any (stage=tape above) and a copy of its nodes.
+func BenchmarkUnmarshalValue(b *testing.B) {
+	files := corpus(b, "valid")
+	b.SetBytes(corpusSize(files))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range files {
+			var v Value
+			if err := Unmarshal(f.data, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

@@ -106,11 +106,14 @@ func Unmarshal(data []byte, v any) error {
 //     with no field are skipped;
 //   - any value into a RawMessage (its exact bytes) or an Unmarshaler;
 //   - any value into an empty interface: int64 (or *big.Int beyond 64 bits),
-//     []byte, []any, map[string]any.
+//     []byte, []any, map[string]any;
+//   - any value into a Value, which holds the same in a form far cheaper to
+//     make.
 //
-// The []byte and RawMessage values Unmarshal stores (also inside an any)
-// point into data rather than copying it, unless o.Copy is set: the caller
-// must not modify data while they are in use. Strings are always copied.
+// The []byte, RawMessage and Value values Unmarshal stores (also inside an
+// any) point into data rather than copying it, unless o.Copy is set: the
+// caller must not modify data while they are in use. Strings are always
+// copied.
 func (o DecodeOptions) Unmarshal(data []byte, v any) error {
 	return o.decode(data, 0, v)
 }
@@ -154,7 +157,7 @@ type decodeState struct {
 	copy  bool   // decoded values must not share data
 	owned []byte // a copy of data that decoded values share
 	keys  *keyCache
-	tape  anyTape // for decoding into any
+	vtape valueTape // for decoding into any and into a Value
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
@@ -164,7 +167,7 @@ var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
 func (d *decodeState) release() {
 	d.scan.Reset(DecodeOptions{}, nil)
 	d.data, d.owned = nil, nil
-	d.tape.release()
+	d.vtape.release()
 	decodeStatePool.Put(d)
 }
 
@@ -252,6 +255,8 @@ func newTypeDecoder(t reflect.Type) decoderFunc {
 	switch {
 	case t == rawMessageType:
 		return decodeRaw
+	case t == valueType:
+		return decodeValue
 	case t == bigIntType:
 		return decodeBig
 	case reflect.PointerTo(t).Implements(unmarshalerType):
@@ -340,9 +345,6 @@ func pointerDecoder(t reflect.Type) decoderFunc {
 }
 
 func decodeAny(d *decodeState, tok Token, v reflect.Value) error {
-	if d.keys == nil && (tok.Kind == ListStart || tok.Kind == DictStart) {
-		d.keys = new(keyCache)
-	}
 	x, err := d.anyFrom(tok)
 	if err == nil {
 		v.Set(reflect.ValueOf(x))

@@ -67,9 +67,12 @@ const maxEncodeDepth = DefaultMaxDepth
 //     given by tags (`bencode:"name"`), sorted; "-" leaves a field out,
 //     ",omitempty" leaves it out when it is false, 0, nil or has length 0;
 //     nil pointer and interface fields are left out too;
-//   - RawMessage and Marshaler values as the bytes they hold or return.
+//   - RawMessage and Marshaler values as the bytes they hold or return, a
+//     Value as the bytes it was decoded from.
 //
-// Floats, channels, functions, complex numbers and nil have no bencoded form.
+// Floats, channels, functions, complex numbers, nil and the zero Value have
+// no bencoded form; struct fields that hold a nil pointer or interface, or
+// the zero Value, are left out.
 func Marshal(v any) ([]byte, error) {
 	e := encodeStatePool.Get().(*encodeState)
 	defer e.release()
@@ -174,6 +177,8 @@ func (e *encodeState) appendAny(b []byte, v any) ([]byte, error) {
 		return append(b, 'e'), nil
 	case map[string]any:
 		return e.appendMap(b, x)
+	case Value:
+		return e.appendValue(b, x)
 	case nil:
 		return b, &UnsupportedValueError{Str: "nil"}
 	}
@@ -187,12 +192,57 @@ type mapEntry struct {
 	value any
 }
 
-// appendMap appends the encoding of m, collecting its entries in one pass
-// over the map, on the stack unless there are more than 8.
+// appendMap appends the encoding of m. Most dictionaries have one or two
+// entries, which are taken from the map straight into place; more are
+// collected in one pass over the map and sorted (appendEntries).
 func (e *encodeState) appendMap(b []byte, m map[string]any) ([]byte, error) {
 	if err := e.enter(); err != nil {
 		return b, err
 	}
+	b = append(b, 'd')
+	var err error
+	switch len(m) {
+	case 0:
+	case 1:
+		for k, v := range m {
+			b = appendString(b, k)
+			b, err = e.appendAny(b, v)
+			break // (which spares the iterator a look for another)
+		}
+	case 2:
+		var k0, k1 string
+		var v0, v1 any
+		n := 0
+		for k, v := range m {
+			if n == 0 {
+				k0, v0 = k, v
+				n++
+				continue
+			}
+			k1, v1 = k, v
+			break
+		}
+		if k1 < k0 {
+			k0, k1, v0, v1 = k1, k0, v1, v0
+		}
+		b = appendString(b, k0)
+		if b, err = e.appendAny(b, v0); err == nil {
+			b = appendString(b, k1)
+			b, err = e.appendAny(b, v1)
+		}
+	default:
+		b, err = e.appendEntries(b, m)
+	}
+	if err != nil {
+		return b, err
+	}
+	e.depth--
+	return append(b, 'e'), nil
+}
+
+// appendEntries appends the entries of m, collected in one pass over the
+// map (on the stack unless there are more than 8) and sorted.
+func (e *encodeState) appendEntries(b []byte, m map[string]any) ([]byte, error) {
 	var small [8]mapEntry
 	entries := small[:0]
 	if len(m) > len(small) {
@@ -201,7 +251,6 @@ func (e *encodeState) appendMap(b []byte, m map[string]any) ([]byte, error) {
 	for k, v := range m {
 		entries = append(entries, mapEntry{k, v})
 	}
-	b = append(b, 'd')
 	for _, entry := range sortEntries(entries) {
 		b = appendString(b, entry.key)
 		var err error
@@ -209,8 +258,7 @@ func (e *encodeState) appendMap(b []byte, m map[string]any) ([]byte, error) {
 			return b, err
 		}
 	}
-	e.depth--
-	return append(b, 'e'), nil
+	return b, nil
 }
 
 // sortEntries returns entries sorted by key: the few entries most
@@ -327,6 +375,20 @@ func (e *encodeState) appendRaw(b []byte, t reflect.Type, raw []byte, err error)
 	return append(b, raw...), nil
 }
 
+// appendValue appends v's bytes, which it was decoded from, and so are one
+// value.
+func (e *encodeState) appendValue(b []byte, v Value) ([]byte, error) {
+	if !v.IsValid() {
+		return b, errZeroValue
+	}
+	raw := v.Raw()
+	if len(raw) >= longString {
+		e.refs = append(e.refs, bytesRef{at: len(b), b: raw})
+		return b, nil
+	}
+	return append(b, raw...), nil
+}
+
 // An encoderFunc appends the encoding of v to b.
 type encoderFunc func(e *encodeState, b []byte, v reflect.Value) ([]byte, error)
 
@@ -363,6 +425,13 @@ func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
 	switch {
 	case t == rawMessageType:
 		return encodeRaw
+	case t == valueType:
+		return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
+			if v.CanAddr() {
+				return e.appendValue(b, *v.Addr().Interface().(*Value))
+			}
+			return e.appendValue(b, v.Interface().(Value))
+		}
 	case t == bigIntType:
 		return encodeBig
 	case t.Implements(marshalerType):
@@ -526,7 +595,8 @@ func structEncoder(t reflect.Type) encoderFunc {
 		key       []byte // the bencoded key
 		index     []int
 		omitEmpty bool
-		nilable   bool
+		nilable   bool // a pointer or interface, left out when nil
+		value     bool // a Value, left out when it is the zero Value
 		enc       encoderFunc
 	}
 	fields := cachedFields(t)
@@ -538,6 +608,7 @@ func structEncoder(t reflect.Type) encoderFunc {
 			index:     f.index,
 			omitEmpty: f.omitEmpty,
 			nilable:   ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Interface,
+			value:     ft == valueType,
 			enc:       typeEncoder(ft),
 		}
 	}
@@ -549,7 +620,7 @@ func structEncoder(t reflect.Type) encoderFunc {
 		for i := range list {
 			f := &list[i]
 			fv, ok := fieldValue(v, f.index)
-			if !ok || (f.omitEmpty && isEmpty(fv)) || (f.nilable && fv.IsNil()) {
+			if !ok || (f.omitEmpty && isEmpty(fv)) || (f.nilable && fv.IsNil()) || (f.value && fv.IsZero()) {
 				continue
 			}
 			b = append(b, f.key...)

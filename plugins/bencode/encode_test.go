@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -285,6 +286,37 @@ func TestMarshalManyKeys(t *testing.T) {
 		want = append(want, 'e')
 		if got, err := Marshal(m); err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%d keys: wrong order (%v)", len(m), err)
+		}
+	}
+}
+
+// TestMarshalFewKeys checks maps of up to 9 entries, those taken straight
+// from the map (one and two) and those sorted, over many iterations (whose
+// order the runtime varies), and an error in any entry.
+func TestMarshalFewKeys(t *testing.T) {
+	keys := []string{"b", "a", "", "a\x00", "ab", "\xff", "B", "aa", "ba"}
+	for n := range len(keys) + 1 {
+		m := map[string]any{}
+		for i, k := range keys[:n] {
+			m[k] = int64(i)
+		}
+		sorted := slices.Sorted(maps.Keys(m))
+		want := []byte{'d'}
+		for _, k := range sorted {
+			want = fmt.Appendf(want, "%d:%si%de", len(k), k, m[k])
+		}
+		want = append(want, 'e')
+		for range 20 {
+			if got, err := Marshal(m); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%d keys: %q, %v; want %q", n, got, err, want)
+			}
+		}
+		for _, k := range keys[:n] {
+			m[k] = 1.5
+			if got, err := Marshal(map[string]any{"x": m}); err == nil {
+				t.Errorf("%d keys, a float at %q: %q", n, k, got)
+			}
+			m[k] = int64(0)
 		}
 	}
 }

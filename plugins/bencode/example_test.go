@@ -111,3 +111,28 @@ func ExampleCodec() {
 	}
 	// Output: {"name":"file.iso","pieces":"base64://4AAQ=="}
 }
+
+// A Value reads a torrent without a Go type for it, and at a fraction of
+// the cost of decoding it into an `any`.
+func ExampleValue() {
+	var torrent bencode.Value
+	if err := bencode.Unmarshal([]byte(torrentFile), &torrent); err != nil {
+		log.Fatal(err)
+	}
+	info := torrent.Get("info")
+	length, _ := info.Get("length").Int()
+	fmt.Println(torrent.Get("announce").Text(), info.Get("name").Text(), length)
+	fmt.Println(info.Get("pieces").Len()/20, "piece,", info.Get("files").IsValid(), "files")
+	for key, value := range info.Entries() {
+		fmt.Printf("%s: %v\n", key, value.Kind())
+	}
+	fmt.Printf("%x\n", sha1.Sum(info.Raw())) // the info-hash
+	// Output:
+	// http://tracker/announce file.iso 1024
+	// 1 piece, false files
+	// length: integer
+	// name: string
+	// piece length: integer
+	// pieces: string
+	// 9df99b85a0d1810641b779648d2a793d9b81f7d5
+}

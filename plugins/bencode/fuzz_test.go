@@ -51,6 +51,48 @@ func FuzzUnmarshal(f *testing.F) {
 	})
 }
 
+// FuzzValue checks that decoding into a Value accepts what decoding into an
+// `any` accepts, with the same errors, and gives the same values; that the
+// fast form of their first pass records what the Scanner-driven form does,
+// and fails where it fails, with the same errors; and that a Value gives
+// back the bytes it was decoded from.
+func FuzzValue(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, o := range []DecodeOptions{{}, {Lenient: true}, {MaxDepth: 3}} {
+			var v Value
+			err := o.Unmarshal(data, &v)
+			var a any
+			anyErr := o.Unmarshal(data, &a)
+			var te *UnmarshalTypeError
+			if errors.As(err, &te) {
+				if !errors.As(anyErr, &te) {
+					t.Fatalf("%+v: Value %v, any %v", o, err, anyErr)
+				}
+			} else if fmt.Sprint(err) != fmt.Sprint(anyErr) {
+				t.Fatalf("%+v: Value %v, any %v", o, err, anyErr)
+			}
+			fast, fastErr := firstPass(o, data, false)
+			slow, slowErr := firstPass(o, data, true)
+			if fmt.Sprint(fastErr) != fmt.Sprint(slowErr) || !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("%+v: fast %v, slow %v", o, fastErr, slowErr)
+			}
+			if err != nil {
+				continue
+			}
+			if !reflect.DeepEqual(v.Any(), a) {
+				t.Fatalf("%+v: Any %v, any %v", o, v.Any(), a)
+			}
+			if raw := v.Raw(); !bytes.Contains(data, raw) || !o.Lenient && !bytes.Equal(raw, data) {
+				t.Fatalf("%+v: Raw %q", o, raw)
+			}
+			if out, err := Marshal(v); err != nil || !bytes.Equal(out, v.Raw()) {
+				t.Fatalf("%+v: Marshal %q, %v", o, out, err)
+			}
+		}
+	})
+}
+
 // FuzzJSON checks that bencode to JSON and back gives the same bytes, in
 // strict and in lenient mode (less the whitespace lenient mode reports it
 // skipped), and that the encoder never panics on its own output mangled.
