@@ -22,7 +22,7 @@ func rank(pkg string) (layer int, unit string) {
 	case "internal":
 		name, _, _ := strings.Cut(rest, "/")
 		switch name {
-		case "testcodec", "shareddata", "vectors", "longtest", "memtest":
+		case "testcodec", "shareddata", "vectors", "longtest", "memtest", "guardpage":
 			return 1, "internal/" + name // test helpers: on core, under everything else
 		case "atomicfile", "rootfs":
 			return 1, "internal/" + name // temporary files and a directory that nothing leaves: for every layer above

@@ -57,6 +57,7 @@ package base16384
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
@@ -93,44 +94,60 @@ func DecodeLen(in, offset int) int {
 	return (in-2*(tailUnits[offset]+1))/8*7 + offset
 }
 
+// std is the reference encoding, StdEncoding's configuration, for the
+// package functions: a variable whose address is a constant.
+var std Encoding
+
 // Encode returns the raw UTF-16BE encoding of b.
-func Encode(b []byte) []byte { return StdEncoding.AppendEncode(nil, b) }
+func Encode(b []byte) []byte {
+	out := make([]byte, EncodeLen(len(b)))
+	encodeStd(out, b)
+	return out
+}
 
 // EncodeTo writes the raw UTF-16BE encoding of b to the start of encd, which
 // must hold at least EncodeLen(len(b)) bytes.
 func EncodeTo(b, encd []byte) error {
-	n := EncodeLen(len(b))
-	if len(encd) < n {
-		return fmt.Errorf("%s: EncodeTo: %w: need %d bytes, have %d", Name, io.ErrShortBuffer, n, len(encd))
-	}
-	StdEncoding.Encode(encd, b)
-	return nil
+	_, err := encodeStd(encd, b)
+	return err
+}
+
+// shortBuffer returns the error of fn for a destination of have bytes where
+// need are needed.
+func shortBuffer(fn string, need, have int) error {
+	return fmt.Errorf("%s: %s: %w: need %d bytes, have %d", Name, fn, io.ErrShortBuffer, need, have)
 }
 
 // AppendEncode appends the raw UTF-16BE encoding of src to dst and returns the
 // extended buffer. It is StdEncoding.AppendEncode.
-func AppendEncode(dst, src []byte) []byte { return StdEncoding.AppendEncode(dst, src) }
+func AppendEncode(dst, src []byte) []byte {
+	n := EncodeLen(len(src))
+	dst = slices.Grow(dst, n)
+	encodeStd(dst[len(dst):len(dst)+n], src)
+	return dst[:len(dst)+n]
+}
 
 // DecodedLen returns StdEncoding.DecodedLen(b): the length of the decoding of
 // b, judged from its length, start and end marker only.
-func DecodedLen(b []byte) (int, error) { return StdEncoding.DecodedLen(b) }
+func DecodedLen(b []byte) (int, error) { return std.DecodedLen(b) }
 
 // Decode returns the decoding of b. It returns nil when b is not a valid
 // encoding (use AppendDecode to learn why) and an empty, non-nil slice for
 // empty b.
 func Decode(b []byte) []byte {
-	out, err := AppendDecode([]byte{}, b)
+	out := make([]byte, decodeRoom(b))
+	n, err := decodeStd(out, b)
 	if err != nil {
 		return nil
 	}
-	return out
+	return out[:n:n]
 }
 
 // DecodeTo writes the decoding of b to the start of decd, which must hold at
 // least DecodedLen(b) bytes. It returns a *core.DataError for invalid input,
 // and an error wrapping io.ErrShortBuffer when decd is too small.
 func DecodeTo(b, decd []byte) error {
-	_, err := StdEncoding.Decode(decd, b)
+	_, err := decodeStd(decd, b)
 	return err
 }
 
@@ -138,7 +155,16 @@ func DecodeTo(b, decd []byte) error {
 // buffer; it is StdEncoding.AppendDecode. For invalid input it returns dst
 // unchanged in length and a *core.DataError naming the byte offset of the
 // first bad unit.
-func AppendDecode(dst, src []byte) ([]byte, error) { return StdEncoding.AppendDecode(dst, src) }
+func AppendDecode(dst, src []byte) ([]byte, error) {
+	if cap(dst)-len(dst) < decodeRoom(src) {
+		return std.AppendDecode(dst, src)
+	}
+	n, err := decodeStd(dst[len(dst):cap(dst)], src)
+	if err != nil {
+		return dst, err
+	}
+	return dst[:len(dst)+n], nil
+}
 
 // dataError returns the *core.DataError for err at offset.
 func dataError(offset int64, err error) error {

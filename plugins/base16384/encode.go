@@ -13,6 +13,11 @@ type config struct {
 	skipGarbage bool // skip bytes outside the alphabet when decoding the UTF-8 form
 }
 
+// plain reports whether c encodes to the raw form without a byte order mark
+// or a checksum: the reference's bytes, what the fast path of encodeTo
+// writes.
+func (c config) plain() bool { return !c.utf8 && !c.bom && !c.checksum }
+
 // blocks reports whether the streams of c have fixed-size blocks: they hold
 // no line breaks, and decoding skips nothing but those.
 func (c config) blocks() bool { return c.wrap == 0 && !c.newline && !c.skipGarbage }

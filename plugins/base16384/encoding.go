@@ -2,8 +2,6 @@ package base16384
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"slices"
 
 	"github.com/b14fs/b14fs/core"
@@ -99,6 +97,9 @@ func (c config) check() (key string, err error) {
 // EncodedLen returns the length in bytes of the encoding of n bytes: what
 // Encode writes, byte order mark and end marker included.
 func (e *Encoding) EncodedLen(n int) int {
+	if e.cfg.plain() {
+		return EncodeLen(n)
+	}
 	return len(e.cfg.header()) + int(e.cfg.encodedLen(int64(n))+e.cfg.lineBreaks(int64(n)))
 }
 
@@ -138,23 +139,14 @@ func (c config) count(src []byte) (int, error) {
 }
 
 // Encode writes the encoding of src to dst, which must hold at least
-// EncodedLen(len(src)) bytes, and returns the bytes written.
+// EncodedLen(len(src)) bytes, and returns the bytes written. It panics when
+// dst is shorter.
 func (e *Encoding) Encode(dst, src []byte) int {
-	enc := newEncodeState(e.cfg)
-	if e.cfg.wrap == 0 && !e.cfg.newline {
-		n := copy(dst, e.cfg.header())
-		return n + enc.encode(dst[n:], src)
+	n, err := encodeRaw(e, dst, src)
+	if err != nil {
+		panic(err)
 	}
-	// Encode into the end of the room, then move it forward, putting the
-	// line breaks in.
-	total := e.EncodedLen(len(src))
-	units := dst[total-int(e.cfg.encodedLen(int64(len(src)))) : total]
-	enc.encode(units, src)
-	h := copy(dst, e.cfg.header())
-	lines := newLineState(e.cfg)
-	lines.header = 0
-	n, _ := lines.fill(dst[h:], units)
-	return h + n + lines.end(dst[h+n:])
+	return n
 }
 
 // AppendEncode appends the encoding of src to dst and returns the extended
@@ -162,12 +154,15 @@ func (e *Encoding) Encode(dst, src []byte) int {
 func (e *Encoding) AppendEncode(dst, src []byte) []byte {
 	n := e.EncodedLen(len(src))
 	dst = slices.Grow(dst, n)
-	e.Encode(dst[len(dst):len(dst)+n], src)
+	encodeRaw(e, dst[len(dst):len(dst)+n], src)
 	return dst[:len(dst)+n]
 }
 
 // EncodeToString returns the encoding of src as a string.
 func (e *Encoding) EncodeToString(src []byte) string {
+	if e.cfg.plain() || e.cfg == (config{utf8: true}) {
+		return encodeString(src, e.cfg.utf8)
+	}
 	return string(e.AppendEncode(nil, src))
 }
 
@@ -176,30 +171,25 @@ func (e *Encoding) EncodeToString(src []byte) string {
 // *core.DataError naming the byte offset of the first bad unit for invalid
 // input, and an error wrapping io.ErrShortBuffer when dst is too small.
 func (e *Encoding) Decode(dst, src []byte) (int, error) {
-	n, err := e.DecodedLen(src)
-	if err != nil {
-		return 0, e.firstError(src, err)
-	}
-	if len(dst) < n {
-		return 0, fmt.Errorf("%s: Decode: %w: need %d bytes, have %d", Name, io.ErrShortBuffer, n, len(dst))
-	}
-	d := newDecodeState(e.cfg)
-	if _, _, err := d.decode(dst[:n], src, true); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return decodeRaw(e, dst, src)
 }
 
 // AppendDecode appends the decoding of src to dst and returns the extended
 // buffer. For invalid input it returns dst unchanged in length and a
 // *core.DataError naming the byte offset of the first bad unit.
 func (e *Encoding) AppendDecode(dst, src []byte) ([]byte, error) {
-	n, err := e.DecodedLen(src)
-	if err != nil {
-		return dst, e.firstError(src, err)
+	if cap(dst)-len(dst) < decodeRoom(src) {
+		// Grow by what the decoding needs, not by the bound.
+		n, err := e.DecodedLen(src)
+		if err != nil {
+			return dst, e.firstError(src, err)
+		}
+		dst = slices.Grow(dst, n)
 	}
-	dst = slices.Grow(dst, n)
-	if _, err := e.Decode(dst[len(dst):len(dst)+n], src); err != nil {
+	// Decode into all the room: the bytes past the decoding that the
+	// fast path writes are free.
+	n, err := decodeRaw(e, dst[len(dst):cap(dst)], src)
+	if err != nil {
 		return dst, err
 	}
 	return dst[:len(dst)+n], nil

@@ -109,14 +109,30 @@ func FuzzStreamEqualsOneShot(f *testing.F) {
 		if cfg == (config{}) && !appendDecodeMatches(in, want, wantErr) {
 			t.Fatalf("AppendDecode differs from one-shot %v", wantErr)
 		}
+		// The whole-buffer paths of the Encoding with cfg, into a buffer
+		// with room and into one of the decoded length.
+		e := &Encoding{cfg: cfg}
+		out, err := e.AppendDecode(nil, in)
+		if err != nil {
+			out = want // AppendDecode appends nothing on error
+		}
+		if !sameResult(out, err, want, wantErr) {
+			t.Fatalf("%+v: Encoding.AppendDecode wrote %d bytes, %v; one-shot wrote %d bytes, %v", cfg, len(out), err, len(want), wantErr)
+		}
+		if wantErr == nil {
+			dst := make([]byte, len(want))
+			if n, err := e.Decode(dst, in); err != nil || n != len(want) || !bytes.Equal(dst, want) {
+				t.Fatalf("%+v: Encoding.Decode = %d, %v", cfg, n, err)
+			}
+		}
 		if n, err := (&Encoding{cfg: cfg}).DecodedLen(in); wantErr == nil && (err != nil || n != len(want)) {
 			t.Fatalf("%+v: DecodedLen = %d, %v; one-shot decoded %d bytes", cfg, n, err, len(want))
 		}
 		pieces := max(int(size), 1)
 		var buf bytes.Buffer
-		err := writeInPieces(newDecodeWriter(&buf, cfg), in, pieces)
+		err = writeInPieces(newDecodeWriter(&buf, cfg), in, pieces)
 		check("DecodeWriter", buf.Bytes(), err)
-		out, err := readAll(newDecoder(iotest.HalfReader(bytes.NewReader(in)), cfg))
+		out, err = readAll(newDecoder(iotest.HalfReader(bytes.NewReader(in)), cfg))
 		check("Decoder", out, err)
 		out, err = io.ReadAll(iotest.OneByteReader(newDecoder(bytes.NewReader(in), cfg)))
 		check("Decoder 1-byte reads", out, err)

@@ -58,13 +58,6 @@ func expandUTF8(dst, raw []byte) {
 	g := len(raw) / 8
 	dst = dst[:12*g]
 	for i := 0; i < g; i++ {
-		w := binary.BigEndian.Uint64(raw[8*i:])
-		d := dst[12*i : 12*i+12]
-		for j := 0; j < 4; j++ {
-			u := uint16(w >> (48 - 16*j))
-			d[3*j] = 0xE0 | byte(u>>12)
-			d[3*j+1] = 0x80 | byte(u>>6)&0x3F
-			d[3*j+2] = 0x80 | byte(u)&0x3F
-		}
+		putUTF8Group(dst[12*i:12*i+12], binary.BigEndian.Uint64(raw[8*i:8*i+8]))
 	}
 }

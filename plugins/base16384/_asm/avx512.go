@@ -47,12 +47,32 @@ func encodeAVX512() {
 		VMOVDQU64(x, out)
 	}, nil)
 
-	k.tail(func(in, out Mem, load, store reg.OpmaskVirtual) {
+	// The exact step loads its 56 bytes as [0:32] and [24:56], gathered by
+	// splitPerm.
+	var split []byte
+	for _, s := range gather {
+		if s >= 32 {
+			s += 8
+		}
+		split = append(split, s)
+	}
+	splitPerm := ZMM()
+	VMOVDQU64(table("encAVX512GatherSplit", split), splitPerm)
+	k.exactTail(n, func(in, out Mem) {
 		x := ZMM()
-		VMOVDQU8_Z(in, load, x)
-		VPERMB(x, perm, x)
+		VMOVDQU64(in, x.AsY())
+		VINSERTI64X4(U8(1), in.Offset(24), x, x)
+		VPERMB(x, splitPerm, x)
 		units(x)
-		VMOVDQU8(x, store, out)
+		VMOVDQU64(x, out)
+	}, func() {
+		k.tail(func(in, out Mem, load, store reg.OpmaskVirtual) {
+			x := ZMM()
+			VMOVDQU8_Z(in, load, x)
+			VPERMB(x, perm, x)
+			units(x)
+			VMOVDQU8(x, store, out)
+		})
 	})
 	k.epilogue(n)
 }
@@ -73,55 +93,87 @@ func decodeAVX512() {
 		"returns the number of groups decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX512", "src", 8, 64, 56)
 
+	d := newAVX512Decoder("decAVX512")
+	acc := ZMM()
+	VPXORQ(acc, acc, acc)
+
+	// The 64-byte store of a step writes 8 bytes past the step's output:
+	// keep two more groups in dst.
+	k.loops(2, func(in, out Mem) {
+		x := ZMM()
+		VPADDB(in, d.bias, x)
+		VPORQ(x, acc, acc)
+		d.bytes(x, reg.VecVirtual.AsZ)
+		VMOVDQU64(x, out)
+	}, func() {
+		bad := K()
+		VPTESTMB(d.test, acc, bad)
+		KORTESTQ(bad, bad)
+		JNZ(k.returnLabel())
+	})
+	k.exactTail(n, func(in, out Mem) {
+		d.exactStep(in, out, k.returnLabel())
+	}, func() {
+		k.tail(func(in, out Mem, load, store reg.OpmaskVirtual) {
+			x, bad := ZMM(), K()
+			VMOVDQU8_Z(in, load, x)
+			VPADDB(d.bias, x, x)
+			VPTESTMB(d.test, x, load, bad)
+			KORTESTQ(bad, bad)
+			JNZ(k.returnLabel())
+			d.bytes(x, reg.VecVirtual.AsZ)
+			VMOVDQU8(x, store, out)
+		})
+	})
+	k.epilogue(n)
+}
+
+// avx512Decoder holds the constants of the AVX-512 VBMI decoding step in
+// registers, for the kernels and for decodeRaw.
+type avx512Decoder struct{ bias, hi, lo, sel, compact, test reg.VecVirtual }
+
+// newAVX512Decoder loads the constants of the decoding step, from tables
+// whose names start with prefix.
+func newAVX512Decoder(prefix string) avx512Decoder {
 	var pack []byte
 	for g := range byte(8) {
 		pack = append(pack, 8*g, 8*g+1, 8*g+2, 8*g+3, 8*g+4, 8*g+5, 8*g+6)
 	}
 	pack = append(pack, make([]byte, 8)...)
-	bias, hi, lo, sel, compact, test := ZMM(), ZMM(), ZMM(), ZMM(), ZMM(), ZMM()
-	VPBROADCASTQ(table("decAVX512Bias", repeat([]byte{0x100 - 0x4E, 0}, 8)), bias)
-	VPBROADCASTQ(table("decAVX512ShiftHi", []byte{14, 20, 28, 34, 42, 48, 56, 0}), hi)
-	VPBROADCASTQ(table("decAVX512ShiftLo", []byte{62, 6, 12, 20, 26, 34, 56, 0}), lo)
-	VPBROADCASTQ(table("decAVX512Select", []byte{0x03, 0x03, 0x0F, 0x0F, 0x3F, 0x3F, 0xFF, 0xFF}), sel)
-	VMOVDQU64(table("decAVX512Pack", pack), compact)
-	VPBROADCASTQ(table("decAVX512Test", repeat([]byte{0xC0, 0}, 8)), test)
-	acc := ZMM()
-	VPXORQ(acc, acc, acc)
+	d := avx512Decoder{ZMM(), ZMM(), ZMM(), ZMM(), ZMM(), ZMM()}
+	VPBROADCASTQ(table(prefix+"Bias", repeat([]byte{0x100 - 0x4E, 0}, 8)), d.bias)
+	VPBROADCASTQ(table(prefix+"ShiftHi", []byte{14, 20, 28, 34, 42, 48, 56, 0}), d.hi)
+	VPBROADCASTQ(table(prefix+"ShiftLo", []byte{62, 6, 12, 20, 26, 34, 56, 0}), d.lo)
+	VPBROADCASTQ(table(prefix+"Select", []byte{0x03, 0x03, 0x0F, 0x0F, 0x3F, 0x3F, 0xFF, 0xFF}), d.sel)
+	VMOVDQU64(table(prefix+"Pack", pack), d.compact)
+	VPBROADCASTQ(table(prefix+"Test", repeat([]byte{0xC0, 0}, 8)), d.test)
+	return d
+}
 
-	// bytes turns the biased units in x into 7 bytes a group.
-	bytes := func(x reg.VecVirtual) {
-		y := ZMM()
-		VPMULTISHIFTQB(x, lo, y)
-		VPMULTISHIFTQB(x, hi, x)
-		// x = sel ? x : y, bit by bit.
-		VPTERNLOGQ(U8(0xE4), sel, y, x)
-		VPERMB(x, compact, x)
-	}
-	// The 64-byte store of a step writes 8 bytes past the step's output:
-	// keep two more groups in dst.
-	k.loops(2, func(in, out Mem) {
-		x := ZMM()
-		VPADDB(in, bias, x)
-		VPORQ(x, acc, acc)
-		bytes(x)
-		VMOVDQU64(x, out)
-	}, func() {
-		bad := K()
-		VPTESTMB(test, acc, bad)
-		KORTESTQ(bad, bad)
-		JNZ(k.returnLabel())
-	})
-	k.tail(func(in, out Mem, load, store reg.OpmaskVirtual) {
-		x, bad := ZMM(), K()
-		VMOVDQU8_Z(in, load, x)
-		VPADDB(bias, x, x)
-		VPTESTMB(test, x, load, bad)
-		KORTESTQ(bad, bad)
-		JNZ(k.returnLabel())
-		bytes(x)
-		VMOVDQU8(x, store, out)
-	})
-	k.epilogue(n)
+// bytes turns the biased units in x into 7 bytes a group, packed at the
+// start of x; width (reg.VecVirtual.AsY or AsZ) says whether x holds 4
+// groups or 8.
+func (d avx512Decoder) bytes(x reg.VecVirtual, width func(reg.VecVirtual) reg.Register) {
+	y := ZMM()
+	VPMULTISHIFTQB(width(x), width(d.lo), width(y))
+	VPMULTISHIFTQB(width(x), width(d.hi), width(x))
+	// x = sel ? x : y, bit by bit.
+	VPTERNLOGQ(U8(0xE4), width(d.sel), width(y), width(x))
+	VPERMB(width(x), width(d.compact), width(x))
+}
+
+// exactStep decodes the 8 groups at in into exactly the 56 bytes at out,
+// stored as [0:32] and [24:56], or jumps to bad if a unit is out of range.
+func (d avx512Decoder) exactStep(in, out Mem, bad LabelRef) {
+	x, y, k := ZMM(), ZMM(), K()
+	VPADDB(in, d.bias, x)
+	VPTESTMB(d.test, x, k)
+	KORTESTQ(k, k)
+	JNZ(bad)
+	d.bytes(x, reg.VecVirtual.AsZ)
+	VALIGNQ(U8(3), x, x, y)
+	VMOVDQU64(x.AsY(), out)
+	VMOVDQU64(y.AsY(), out.Offset(24))
 }
 
 // tail emits a loop over the groups the kernel's loops leave, at most a

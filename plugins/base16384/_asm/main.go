@@ -2,18 +2,32 @@
 // github.com/b14fs/b14fs/plugins/base16384/internal/kernel with avo.
 //
 // Run it through go generate in the kernel package; it writes
-// kernel_amd64.s and stubs_amd64.go there.
+// kernel_amd64.s and stubs_amd64.go there. With -raw it generates instead
+// the whole-buffer functions of package base16384 (raw.go), raw_amd64.s,
+// whose Go declarations are in raw_amd64.go there.
 package main
 
 import (
+	"flag"
+
 	. "github.com/mmcloughlin/avo/build"
 )
 
 func main() {
+	raw := flag.Bool("raw", false, "generate package base16384's encodeRaw and decodeRaw")
+	flag.Parse()
 	ConstraintExpr("!purego,gc")
-	encodeAVX2()
-	decodeAVX2()
-	encodeAVX512()
-	decodeAVX512()
+	if *raw {
+		shape := encodeShape()
+		encodeRaw(rawFunc{"encodeStd", "encodeStdGo", true}, shape)
+		encodeRaw(rawFunc{"encodeRaw", "encodeRawGo", false}, shape)
+		decodeRaw(rawFunc{"decodeStd", "decodeStdGo", true})
+		decodeRaw(rawFunc{"decodeRaw", "decodeRawGo", false})
+	} else {
+		encodeAVX2()
+		decodeAVX2()
+		encodeAVX512()
+		decodeAVX512()
+	}
 	Generate()
 }

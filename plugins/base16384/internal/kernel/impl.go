@@ -15,7 +15,22 @@ type Impl struct {
 	// input to the generic code or take as long, so that the call saved
 	// keeps tiny inputs as fast as the generic code alone.
 	genericBelow int
+	// id tells the package's Encode and Decode which functions to call
+	// directly, rather than through the function values Encode and Decode:
+	// a call through a function value makes every buffer passed escape to
+	// the heap, and costs a few nanoseconds.
+	id implID
 }
+
+// An implID names an implementation for encodeSelected and decodeSelected.
+type implID uint8
+
+const (
+	idGeneric implID = iota
+	idAVX2
+	idAVX512
+	idNEON
+)
 
 // generic is the portable implementation, which runs everywhere. Its main
 // loops handle 4 groups a step.

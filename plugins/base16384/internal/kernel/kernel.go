@@ -16,7 +16,7 @@ func Encode(dst, src []byte) int {
 	if len(src) < 7*selected.genericBelow {
 		return EncodeGeneric(dst, src)
 	}
-	return selected.Encode(dst, src)
+	return encodeSelected(dst, src)
 }
 
 // Decode decodes the whole 8-byte groups of src (raw UTF-16BE units) into dst,
@@ -29,7 +29,7 @@ func Decode(dst, src []byte) int {
 	if len(src) < 8*selected.genericBelow {
 		return DecodeGeneric(dst, src)
 	}
-	return selected.Decode(dst, src)
+	return decodeSelected(dst, src)
 }
 
 // EncodeGeneric is the portable implementation of Encode.
@@ -43,47 +43,48 @@ func EncodeGeneric(dst, src []byte) int {
 		b := binary.BigEndian.Uint64(s[7:15])
 		c := binary.BigEndian.Uint64(s[14:22])
 		e := binary.BigEndian.Uint64(s[21:29])
-		binary.BigEndian.PutUint64(d[0:8], units(a))
-		binary.BigEndian.PutUint64(d[8:16], units(b))
-		binary.BigEndian.PutUint64(d[16:24], units(c))
-		binary.BigEndian.PutUint64(d[24:32], units(e))
+		binary.BigEndian.PutUint64(d[0:8], Units(a))
+		binary.BigEndian.PutUint64(d[8:16], Units(b))
+		binary.BigEndian.PutUint64(d[16:24], Units(c))
+		binary.BigEndian.PutUint64(d[24:32], Units(e))
 		s, d = s[28:], d[32:]
 	}
 	for len(s) >= 8 && len(d) >= 8 {
-		binary.BigEndian.PutUint64(d[0:8], units(binary.BigEndian.Uint64(s[0:8])))
+		binary.BigEndian.PutUint64(d[0:8], Units(binary.BigEndian.Uint64(s[0:8])))
 		s, d = s[7:], d[8:]
 	}
 	if len(s) >= 7 && len(d) >= 8 {
 		// The last group, with no byte after it to load.
 		x := uint64(binary.BigEndian.Uint32(s))<<32 | uint64(binary.BigEndian.Uint16(s[4:]))<<16 | uint64(s[6])<<8
-		binary.BigEndian.PutUint64(d, units(x))
+		binary.BigEndian.PutUint64(d, Units(x))
 	}
 	return n
 }
 
-// units returns the four units, first unit in the high 16 bits, of the group
-// in the high 56 bits of x: four 14-bit fields, most significant first, each
-// plus 0x4E00.
-func units(x uint64) uint64 {
+// Units returns the four units, first unit in the high 16 bits, of the group
+// in the high 56 bits of x (the low 8 bits are ignored): four 14-bit fields,
+// most significant first, each plus 0x4E00.
+func Units(x uint64) uint64 {
 	// Split the 56 bits into two 28-bit halves 32 bits apart, then each
 	// half into two 14-bit fields 16 bits apart.
 	t := x>>8&0x0FFFFFFF | x>>4&0x0FFFFFFF00000000
-	return (t&0x00003FFF00003FFF | t<<2&0x3FFF00003FFF0000) + unitBase
+	return (t&0x00003FFF00003FFF | t<<2&0x3FFF00003FFF0000) + UnitBase
 }
 
-// unitBase is 0x4E00 in each 16-bit lane: the first unit.
-const unitBase = 0x4E004E004E004E00
+// UnitBase is 0x4E00 in each 16-bit lane: the first unit.
+const UnitBase = 0x4E004E004E004E00
 
-// badBits are the bits of a lane that are set, after unitBase is subtracted
+// BadBits are the bits of a lane that are set, after UnitBase is subtracted
 // from the group, when any lane of the group is outside U+4E00..U+8DFF. A
 // lane below 0x4E00 wraps to 0xB1FF or more and sets them itself; a lane
 // above 0x8DFF sets them unless the lane below it borrowed, and a lane
 // that borrows is itself below 0x4E00.
-const badBits = 0xC000C000C000C000
+const BadBits = 0xC000C000C000C000
 
-// fields returns the 56 bits of a group, shifted left 8, from w, its four
-// units minus unitBase: the inverse of units.
-func fields(w uint64) uint64 {
+// Fields returns the 56 bits of a group, shifted left 8 (the low 8 bits are
+// zero), from w, its four units minus UnitBase: the inverse of Units. The
+// result is right only when w&BadBits is zero.
+func Fields(w uint64) uint64 {
 	t := w&0x00003FFF00003FFF | w>>2&0x0FFFC0000FFFC000
 	return t<<4&0xFFFFFFF000000000 | t<<8&0x0000000FFFFFFF00
 }
@@ -98,14 +99,14 @@ func DecodeGeneric(dst, src []byte) int {
 	// the next groups overwrite). A step with a bad unit is left to the
 	// loop below, which finds its group.
 	for len(s) >= 32 && len(d) >= 32 {
-		a := binary.BigEndian.Uint64(s[0:8]) - unitBase
-		b := binary.BigEndian.Uint64(s[8:16]) - unitBase
-		c := binary.BigEndian.Uint64(s[16:24]) - unitBase
-		e := binary.BigEndian.Uint64(s[24:32]) - unitBase
-		if (a|b|c|e)&badBits != 0 {
+		a := binary.BigEndian.Uint64(s[0:8]) - UnitBase
+		b := binary.BigEndian.Uint64(s[8:16]) - UnitBase
+		c := binary.BigEndian.Uint64(s[16:24]) - UnitBase
+		e := binary.BigEndian.Uint64(s[24:32]) - UnitBase
+		if (a|b|c|e)&BadBits != 0 {
 			break
 		}
-		a, b, c, e = fields(a), fields(b), fields(c), fields(e)
+		a, b, c, e = Fields(a), Fields(b), Fields(c), Fields(e)
 		binary.BigEndian.PutUint64(d[0:8], a|b>>56)
 		binary.BigEndian.PutUint64(d[8:16], b<<8|c>>48)
 		binary.BigEndian.PutUint64(d[16:24], c<<16|e>>40)
@@ -114,11 +115,11 @@ func DecodeGeneric(dst, src []byte) int {
 		i += 4
 	}
 	for ; len(s) >= 8; i++ {
-		w := binary.BigEndian.Uint64(s[0:8]) - unitBase
-		if w&badBits != 0 {
+		w := binary.BigEndian.Uint64(s[0:8]) - UnitBase
+		if w&BadBits != 0 {
 			return i
 		}
-		v := fields(w)
+		v := Fields(w)
 		if len(d) >= 8 {
 			binary.BigEndian.PutUint64(d[0:8], v)
 		} else {

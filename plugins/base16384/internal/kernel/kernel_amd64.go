@@ -14,19 +14,47 @@ var (
 		cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 )
 
+// AVX512VL reports whether the selected implementation is the AVX-512 VBMI
+// one and the processor has AVX-512 VL too: the 256- and 128-bit forms of
+// its instructions, which the assembly of package base16384 uses for small
+// inputs.
+var AVX512VL = selected.id == idAVX512 && cpu.X86.HasAVX512VL
+
 // vectorImpls returns the vector implementations this processor runs,
 // fastest first.
 func vectorImpls() []Impl {
 	var impls []Impl
 	if hasAVX512 {
 		impls = append(impls, Impl{Name: "avx512vbmi", Encode: encodeWithAVX512, Decode: decodeWithAVX512,
-			StepGroups: avx512Groups, genericBelow: avx512Groups})
+			StepGroups: avx512Groups, genericBelow: avx512Groups, id: idAVX512})
 	}
 	if hasAVX2 {
 		impls = append(impls, Impl{Name: "avx2", Encode: encodeWithAVX2, Decode: decodeWithAVX2,
-			StepGroups: avx2Groups, genericBelow: avx2Groups + 1})
+			StepGroups: avx2Groups, genericBelow: avx2Groups + 1, id: idAVX2})
 	}
 	return impls
+}
+
+// encodeSelected is Encode with the selected implementation.
+func encodeSelected(dst, src []byte) int {
+	switch selected.id {
+	case idAVX512:
+		return encodeWithAVX512(dst, src)
+	case idAVX2:
+		return encodeWithAVX2(dst, src)
+	}
+	return EncodeGeneric(dst, src)
+}
+
+// decodeSelected is Decode with the selected implementation.
+func decodeSelected(dst, src []byte) int {
+	switch selected.id {
+	case idAVX512:
+		return decodeWithAVX512(dst, src)
+	case idAVX2:
+		return decodeWithAVX2(dst, src)
+	}
+	return DecodeGeneric(dst, src)
 }
 
 // avx2Groups is the number of groups an AVX2 step handles. The AVX2

@@ -262,7 +262,7 @@ DATA decAVX2Test<>+24(SB)/8, $0x00c000c000c000c0
 GLOBL decAVX2Test<>(SB), RODATA|NOPTR, $32
 
 // func encodeAVX512(dst []byte, src []byte) int
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2, CMOV
 TEXT ·encodeAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
@@ -317,6 +317,37 @@ encodeAVX512_x1:
 	JMP            encodeAVX512_x1
 
 encodeAVX512_x1_done:
+	VMOVDQU64 encAVX512GatherSplit<>+0(SB), Z4
+	CMPQ      BX, $0x08
+	JB        encodeAVX512_masked
+
+encodeAVX512_exact:
+	TESTQ  DX, DX
+	JZ     encodeAVX512_return
+	CMPQ   DX, $0x08
+	JAE    encodeAVX512_exact_step
+	MOVQ   $0x00000008, SI
+	SUBQ   DX, SI
+	IMUL3Q $0x07, SI, DX
+	SUBQ   DX, CX
+	IMUL3Q $0x08, SI, DX
+	SUBQ   DX, AX
+	MOVQ   $0x00000008, DX
+
+encodeAVX512_exact_step:
+	VMOVDQU64      (CX), Y5
+	VINSERTI64X4   $0x01, 24(CX), Z5, Z5
+	VPERMB         Z5, Z4, Z5
+	VPMULTISHIFTQB Z5, Z1, Z5
+	VPANDQ         Z2, Z5, Z5
+	VPADDW         Z3, Z5, Z5
+	VMOVDQU64      Z5, (AX)
+	ADDQ           $0x00000038, CX
+	ADDQ           $0x00000040, AX
+	SUBQ           $0x00000008, DX
+	JMP            encodeAVX512_exact
+
+encodeAVX512_masked:
 	MOVQ $-1, SI
 
 encodeAVX512_tail:
@@ -367,8 +398,18 @@ GLOBL encAVX512Mask<>(SB), RODATA|NOPTR, $8
 DATA encAVX512Base<>+0(SB)/8, $0x004e004e004e004e
 GLOBL encAVX512Base<>(SB), RODATA|NOPTR, $8
 
+DATA encAVX512GatherSplit<>+0(SB)/8, $0x0000010203040506
+DATA encAVX512GatherSplit<>+8(SB)/8, $0x070708090a0b0c0d
+DATA encAVX512GatherSplit<>+16(SB)/8, $0x0e0e0f1011121314
+DATA encAVX512GatherSplit<>+24(SB)/8, $0x1515161718191a1b
+DATA encAVX512GatherSplit<>+32(SB)/8, $0x1c1c1d1e1f28292a
+DATA encAVX512GatherSplit<>+40(SB)/8, $0x2b2b2c2d2e2f3031
+DATA encAVX512GatherSplit<>+48(SB)/8, $0x3232333435363738
+DATA encAVX512GatherSplit<>+56(SB)/8, $0x39393a3b3c3d3e3f
+GLOBL encAVX512GatherSplit<>(SB), RODATA|NOPTR, $64
+
 // func decodeAVX512(dst []byte, src []byte) int
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, CMOV
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2, CMOV
 TEXT ·decodeAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
@@ -442,6 +483,40 @@ decodeAVX512_x1:
 	JMP            decodeAVX512_x1
 
 decodeAVX512_x1_done:
+	CMPQ BX, $0x08
+	JB   decodeAVX512_masked
+
+decodeAVX512_exact:
+	TESTQ  DX, DX
+	JZ     decodeAVX512_return
+	CMPQ   DX, $0x08
+	JAE    decodeAVX512_exact_step
+	MOVQ   $0x00000008, SI
+	SUBQ   DX, SI
+	IMUL3Q $0x08, SI, DX
+	SUBQ   DX, CX
+	IMUL3Q $0x07, SI, DX
+	SUBQ   DX, AX
+	MOVQ   $0x00000008, DX
+
+decodeAVX512_exact_step:
+	VPADDB         (CX), Z0, Z6
+	VPTESTMB       Z5, Z6, K1
+	KORTESTQ       K1, K1
+	JNZ            decodeAVX512_return
+	VPMULTISHIFTQB Z6, Z2, Z7
+	VPMULTISHIFTQB Z6, Z1, Z6
+	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
+	VPERMB         Z6, Z4, Z6
+	VALIGNQ        $0x03, Z6, Z6, Z7
+	VMOVDQU64      Y6, (AX)
+	VMOVDQU64      Y7, 24(AX)
+	ADDQ           $0x00000040, CX
+	ADDQ           $0x00000038, AX
+	SUBQ           $0x00000008, DX
+	JMP            decodeAVX512_exact
+
+decodeAVX512_masked:
 	MOVQ $-1, SI
 
 decodeAVX512_tail:

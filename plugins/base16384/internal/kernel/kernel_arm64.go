@@ -20,7 +20,23 @@ func vectorImpls() []Impl {
 		return nil
 	}
 	return []Impl{{Name: "neon", Encode: encodeNEON, Decode: decodeNEON,
-		StepGroups: neonGroups, genericBelow: neonGroups}}
+		StepGroups: neonGroups, genericBelow: neonGroups, id: idNEON}}
+}
+
+// encodeSelected is Encode with the selected implementation.
+func encodeSelected(dst, src []byte) int {
+	if selected.id == idNEON {
+		return encodeNEON(dst, src)
+	}
+	return EncodeGeneric(dst, src)
+}
+
+// decodeSelected is Decode with the selected implementation.
+func decodeSelected(dst, src []byte) int {
+	if selected.id == idNEON {
+		return decodeNEON(dst, src)
+	}
+	return DecodeGeneric(dst, src)
 }
 
 // encodeSteps encodes n steps of 8 groups, reading 56*n+2 bytes of src

@@ -136,7 +136,7 @@ func TestImplsFirstIsSelected(t *testing.T) {
 	first := impls[0]
 	if reflect.ValueOf(selected.Encode).Pointer() != reflect.ValueOf(first.Encode).Pointer() ||
 		reflect.ValueOf(selected.Decode).Pointer() != reflect.ValueOf(first.Decode).Pointer() ||
-		selected.genericBelow != first.genericBelow {
+		selected.genericBelow != first.genericBelow || selected.id != first.id {
 		t.Errorf("Encode and Decode do not use %s, the first of Impls", first.Name)
 	}
 	if last := impls[len(impls)-1]; last.Name != "generic" || last.genericBelow != 0 {

@@ -1,0 +1,712 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The whole-buffer functions of package base16384 on amd64: encodeStd and
+// decodeStd (for the package functions) and encodeRaw and decodeRaw (for
+// the Encoding methods) encode and decode a whole input in the raw form,
+// small ones in one call without a frame, and jump to the Go function of
+// the same name with the suffix Go, which takes the same arguments and
+// returns the same results, for everything else: other options, a
+// destination too small, invalid input (for its error), and inputs of
+// rawLargeGroups groups or more, which the block kernels do faster.
+//
+// Groups go through AVX-512 VBMI steps when the Go variable useAVX512 is
+// set: 8 groups in a zmm register, the last step moved back to end at the
+// last group (steps overlap rather than leave groups over), and 4 to 7
+// groups as two 4-group steps in ymm registers. Loads and stores touch
+// exactly the bytes of their groups: a zmm step loads or stores its 56
+// bytes as two 32-byte halves that overlap by 8 bytes, a ymm step its 28
+// bytes as two 16-byte halves that overlap by 4. Fewer groups, or without
+// AVX-512, go a group at a time through 64-bit words (the shifts and masks
+// of the generic kernel). The tail is always done with words.
+
+// rawLargeGroups is the number of groups from which encodeRaw and
+// decodeRaw leave the input to the Go code, and so to the block kernels;
+// rawLargeScalar the same without AVX-512.
+const (
+	rawLargeGroups = 192
+	rawLargeScalar = 16
+)
+
+// rawSignature is the signature of encodeRaw and decodeRaw (stdSignature
+// that of encodeStd and decodeStd). e is an
+// *Encoding; err's two words are named as go vet expects them for an
+// interface result.
+const rawSignature = "func(e *byte, dst, src []byte) (n int, err_itable uintptr, err_data uintptr)"
+
+// The offsets in an Encoding of the options the assembly reads: the bool
+// fields of its config, first in the struct (TestConfigOffsets checks
+// them). The 32-bit word at 0 holds the first four, utf8 in its low byte.
+const (
+	cfgUTF8     = 0
+	cfgBOM      = 1
+	cfgStrict   = 2
+	cfgChecksum = 3
+	// cfgNotRaw tests the word at 0 for an option that makes encoding
+	// write more than the raw units: utf8, bom, checksum (not strict).
+	cfgNotRaw = 0xFF<<(8*cfgUTF8) | 0xFF<<(8*cfgBOM) | 0xFF<<(8*cfgChecksum)
+)
+
+// tailJump emits a jump to the Go function name (a tail call: the
+// arguments are still in place).
+func tailJump(name string) {
+	Instruction(&ir.Instruction{
+		Opcode:     "JMP",
+		Operands:   []Op{LabelRef(name + "(SB)")},
+		IsTerminal: true,
+	})
+}
+
+// returnNil emits the return of a nil error, with the count stored before.
+func returnNil() {
+	zero := GP64()
+	XORL(zero.As32(), zero.As32())
+	Store(zero, ReturnIndex(1))
+	Store(zero, ReturnIndex(2))
+	RET()
+}
+
+// useAVX512 is the Go variable that turns the AVX-512 steps on.
+var useAVX512 = NewDataAddr(Symbol{Name: "·useAVX512"}, 0)
+
+// unitsWord emits Units of the generic kernel: x holds a group's 7 bytes at
+// the top (the low byte is ignored) and becomes its 4 units, first unit at
+// the top. t is scratch.
+func unitsWord(x, t reg.GPVirtual, c encodeConsts) {
+	// x>>8 & 0x0FFFFFFF | x>>4 & 0x0FFFFFFF00000000, the second term as
+	// x>>36<<32
+	MOVQ(x, t)
+	SHRQ(U8(8), x)
+	ANDL(U32(0x0FFFFFFF), x.As32())
+	SHRQ(U8(36), t)
+	SHLQ(U8(32), t)
+	ORQ(t, x)
+	// (x & 0x00003FFF00003FFF | x<<2 & 0x3FFF00003FFF0000) + base
+	MOVQ(x, t)
+	ANDQ(c.lo14, x)
+	SHLQ(U8(2), t)
+	ANDQ(c.hi14, t)
+	ORQ(t, x)
+	ADDQ(c.base, x)
+}
+
+// encodeConsts are the masks and the base that unitsWord takes from
+// registers.
+type encodeConsts struct{ lo14, hi14, base reg.GPVirtual }
+
+func newEncodeConsts() encodeConsts {
+	c := encodeConsts{GP64(), GP64(), GP64()}
+	MOVQ(U64(0x00003FFF00003FFF), c.lo14)
+	MOVQ(U64(0x3FFF00003FFF0000), c.hi14)
+	MOVQ(U64(0x4E004E004E004E00), c.base)
+	return c
+}
+
+// A rawFunc is one of the two forms of a whole-buffer function: the
+// method form (encodeRaw, decodeRaw), whose Go declaration is rawSignature,
+// and the form for StdEncoding (encodeStd, decodeStd), without e, which
+// saves the package functions an argument and a test.
+type rawFunc struct {
+	name, fallback string
+	std            bool
+}
+
+// text declares f.
+func (f rawFunc) text(doc ...string) {
+	sig := rawSignature
+	if f.std {
+		sig = stdSignature
+	}
+	TEXT(f.name, NOSPLIT, sig)
+	Doc(doc...)
+}
+
+// label returns the label name of f.
+func (f rawFunc) label(name string) string { return f.name + "_" + name }
+
+// ref returns a reference to the label name of f.
+func (f rawFunc) ref(name string) LabelRef { return LabelRef(f.label(name)) }
+
+// stdSignature is the signature of encodeStd and decodeStd.
+const stdSignature = "func(dst, src []byte) (n int, err_itable uintptr, err_data uintptr)"
+
+// encodeShape returns the table of encodeRaw's shape for the plain sizes
+// n < 7*rawLargeGroups: the byte at n holds the groups g, the byte at
+// encFull+n the groups loaded with 8 bytes (those a byte follows), the byte
+// at encTail+n the tail's bytes r and the word at encSize+2n the encoded
+// length.
+func encodeShape() Mem {
+	const m = 7 * rawLargeGroups
+	if rawLargeGroups > 256 {
+		panic("encodeShape: the group counts do not fit in bytes")
+	}
+	b := make([]byte, encSize+2*m)
+	for n := range m {
+		g, r := n/7, n%7
+		full := g
+		if r == 0 && g > 0 {
+			full--
+		}
+		size := 8 * g
+		if r > 0 {
+			size += 2*((r+2)/2) + 2
+		}
+		b[n], b[encFull+n], b[encTail+n] = byte(g), byte(full), byte(r)
+		b[encSize+2*n], b[encSize+2*n+1] = byte(size), byte(size>>8)
+	}
+	return table("rawEncShape", b)
+}
+
+// The offsets of the parts of encodeShape's table.
+const (
+	encFull = 7 * rawLargeGroups
+	encTail = 2 * encFull
+	encSize = 3 * encFull
+)
+
+// encodeRaw emits encodeRaw or encodeStd.
+func encodeRaw(f rawFunc, shape Mem) {
+	f.text(f.name+" is "+f.fallback+": the raw form of small inputs here, the",
+		"rest by a jump to it.")
+	fallback := f.ref("go")
+
+	if !f.std {
+		e := GP64()
+		Load(Param("e"), e)
+		TESTL(U32(cfgNotRaw), Mem{Base: e})
+		JNZ(fallback)
+	}
+	n := GP64()
+	Load(Param("src").Len(), n)
+	CMPQ(n, U32(7*rawLargeGroups))
+	JAE(fallback)
+	// The shape from the table: g groups, r bytes in the tail, size.
+	g, r, size, t, tab := GP64(), GP64(), GP64(), GP64(), GP64()
+	LEAQ(shape, tab)
+	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1}, g)
+	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1, Disp: encTail}, r)
+	MOVWQZX(Mem{Base: tab, Index: n, Scale: 2, Disp: encSize}, size)
+	Load(Param("dst").Len(), t)
+	CMPQ(t, size)
+	JB(fallback)
+	// The result now: the Go code sets it again when jumped to.
+	Store(size, ReturnIndex(0))
+
+	src, dst := GP64(), GP64()
+	Load(Param("src").Base(), src)
+	Load(Param("dst").Base(), dst)
+	c := newEncodeConsts()
+	x, i := GP64(), GP64()
+
+	// The groups: few a word at a time, more with AVX-512 steps.
+	XORL(i.As32(), i.As32())
+	CMPQ(g, U8(4))
+	JB(f.ref("words"))
+	CMPB(useAVX512, U8(0))
+	JNE(f.ref("vector"))
+	CMPQ(g, U8(rawLargeScalar))
+	JAE(fallback)
+	JMP(f.ref("words"))
+	Label(f.label("vector"))
+	encodeRawSteps(f, src, dst, g, i)
+	JMP(f.ref("tail"))
+
+	// A word a group: 8 bytes loaded for the groups a byte follows, then
+	// the last group when none does.
+	Label(f.label("words"))
+	full, o := GP64(), GP64()
+	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1, Disp: encFull}, full)
+	XORL(o.As32(), o.As32())
+	Label(f.label("word"))
+	CMPQ(i, full)
+	JAE(f.ref("last"))
+	MOVQ(Mem{Base: src, Index: o, Scale: 1}, x)
+	BSWAPQ(x)
+	unitsWord(x, t, c)
+	BSWAPQ(x)
+	MOVQ(x, Mem{Base: dst, Index: i, Scale: 8})
+	ADDQ(U8(7), o)
+	INCQ(i)
+	JMP(f.ref("word"))
+	// The last group, with no byte after it: 8 bytes to the end of src,
+	// or two 4-byte loads that agree on byte 3 when src is that group.
+	Label(f.label("last"))
+	CMPQ(i, g)
+	JAE(f.ref("tail"))
+	CMPQ(n, U8(8))
+	JB(f.ref("seven"))
+	MOVQ(Mem{Base: src, Index: n, Scale: 1, Disp: -8}, x)
+	BSWAPQ(x)
+	SHLQ(U8(8), x)
+	JMP(f.ref("lastword"))
+	Label(f.label("seven"))
+	MOVL(Mem{Base: src}, x.As32())
+	BSWAPL(x.As32())
+	SHLQ(U8(32), x)
+	MOVL(Mem{Base: src, Disp: 3}, t.As32())
+	BSWAPL(t.As32())
+	SHLQ(U8(8), t)
+	ORQ(t, x)
+	Label(f.label("lastword"))
+	unitsWord(x, t, c)
+	BSWAPQ(x)
+	MOVQ(x, Mem{Base: dst, Index: i, Scale: 8})
+	JMP(f.ref("return"))
+
+	// The tail: r bytes at the top of x, zeros below.
+	Label(f.label("tail"))
+	TESTQ(r, r)
+	JZ(f.ref("return"))
+	// shift = 64 - 8r, in CL.
+	MOVQ(r, reg.RCX)
+	SHLQ(U8(3), reg.RCX)
+	NEGQ(reg.RCX)
+	CMPQ(n, U8(8))
+	JB(f.ref("short"))
+	MOVQ(Mem{Base: src, Index: n, Scale: 1, Disp: -8}, x)
+	BSWAPQ(x)
+	SHLQ(reg.CL, x)
+	JMP(f.ref("units"))
+	Label(f.label("short")) // src is the tail: n = r
+	CMPQ(r, U8(4))
+	JB(f.ref("short2"))
+	MOVL(Mem{Base: src}, x.As32())
+	BSWAPL(x.As32())
+	SHLQ(U8(32), x)
+	MOVL(Mem{Base: src, Index: r, Scale: 1, Disp: -4}, t.As32())
+	BSWAPL(t.As32())
+	SHLQ(reg.CL, t)
+	ORQ(t, x)
+	JMP(f.ref("units"))
+	Label(f.label("short2"))
+	CMPQ(r, U8(2))
+	JB(f.ref("short1"))
+	MOVWQZX(Mem{Base: src}, x)
+	ROLW(U8(8), x.As16())
+	SHLQ(U8(48), x)
+	MOVWQZX(Mem{Base: src, Index: r, Scale: 1, Disp: -2}, t)
+	ROLW(U8(8), t.As16())
+	SHLQ(reg.CL, t)
+	ORQ(t, x)
+	JMP(f.ref("units"))
+	Label(f.label("short1"))
+	MOVBQZX(Mem{Base: src}, x)
+	SHLQ(U8(56), x)
+
+	Label(f.label("units"))
+	unitsWord(x, t, c)
+	out := Mem{Base: dst, Index: g, Scale: 8}
+	CMPQ(r, U8(6))
+	JNE(f.ref("k3"))
+	BSWAPQ(x)
+	MOVQ(x, out)
+	MOVW(U16(0x063D), out.Offset(8)) // the marker 3D 06
+	JMP(f.ref("return"))
+	// k = (r+2)>>1 units, then the marker 3D 0r: keep the top 16k bits and
+	// put the marker below them. s = 64 - 16k = 64 - 8*((r+2)&^1), in CL.
+	Label(f.label("k3"))
+	LEAQ(Mem{Base: r, Disp: 2}, reg.RCX)
+	ANDQ(I8(-2), reg.RCX)
+	SHLQ(U8(3), reg.RCX)
+	NEGQ(reg.RCX)
+	SHRQ(reg.CL, x)
+	SHLQ(U8(16), x)
+	LEAQ(Mem{Base: r, Disp: 0x3D00}, t)
+	ORQ(t, x)
+	SUBQ(U8(16), reg.RCX)
+	SHLQ(reg.CL, x)
+	BSWAPQ(x)
+	CMPQ(r, U8(4))
+	JB(f.ref("k2"))
+	MOVQ(x, out) // k = 3: 8 bytes
+	JMP(f.ref("return"))
+	Label(f.label("k2"))
+	MOVL(x.As32(), out)
+	CMPQ(r, U8(2))
+	JB(f.ref("return")) // k = 1: 4 bytes
+	SHRQ(U8(32), x)
+	MOVW(x.As16(), out.Offset(4)) // k = 2: 6 bytes
+
+	Label(f.label("return"))
+	returnNil()
+
+	Label(f.label("go"))
+	tailJump("·" + f.fallback)
+}
+
+// encodeRawSteps emits the AVX-512 steps of encodeRaw for g >= 4 groups:
+// 8-group steps, the last moved back to end at the last group, or two
+// 4-group steps. It ends with VZEROUPPER.
+func encodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
+	// Group j's bytes s = 7j..7j+6 in the order of the qword that, read as
+	// a little-endian number, is the group's value (as in encodeAVX512),
+	// from a register holding the step's first half bytes and then the
+	// half after the overlap.
+	gather := func(groups, half, overlap int) []byte {
+		var b []byte
+		for j := range groups {
+			for _, d := range []int{6, 5, 4, 3, 2, 1, 0, 0} {
+				s := 7*j + d
+				if s >= half {
+					s += overlap
+				}
+				b = append(b, byte(s))
+			}
+		}
+		return b
+	}
+	perm, shift, mask, base := ZMM(), ZMM(), ZMM(), ZMM()
+	VPBROADCASTQ(table("rawEncShift", []byte{50, 42, 36, 28, 22, 14, 8, 0}), shift)
+	VPBROADCASTQ(table("rawEncMask", repeat(words(0xFF3F), 8)), mask)
+	VPBROADCASTQ(table("rawEncBase", repeat(words(0x004E), 8)), base)
+	step := func(in, out Mem, x reg.VecVirtual) {
+		VPERMB(x, perm, x)
+		VPMULTISHIFTQB(x, shift, x)
+		VPANDQ(mask, x, x)
+		VPADDW(base, x, x)
+		VMOVDQU64(x, out)
+	}
+	last, in, out := GP64(), GP64(), GP64()
+	CMPQ(g, U8(8))
+	JB(f.ref("y"))
+	// zmm: the step's 56 bytes as src[0:32] and src[24:56].
+	VMOVDQU64(table("rawEncGatherZ", gather(8, 32, 8)), perm)
+	f.eightGroupSteps(g, i, last, func() {
+		IMUL3Q(U8(7), i, in)
+		ADDQ(src, in)
+		LEAQ(Mem{Base: dst, Index: i, Scale: 8}, out)
+		x := ZMM()
+		VMOVDQU64(Mem{Base: in}, x.AsY())
+		VINSERTI64X4(U8(1), Mem{Base: in, Disp: 24}, x, x)
+		step(Mem{Base: in}, Mem{Base: out}, x)
+	})
+
+	// ymm, 4 to 7 groups: steps at group 0 and group g-4, each 28 bytes as
+	// src[0:16] and src[12:28].
+	Label(f.label("y"))
+	VMOVDQU64(table("rawEncGatherY", gather(4, 16, 4)), perm.AsY())
+	LEAQ(Mem{Base: g, Disp: -4}, last)
+	y := ZMM()
+	for _, at := range []reg.Register{nil, last} {
+		if at == nil {
+			MOVQ(src, in)
+			MOVQ(dst, out)
+		} else {
+			IMUL3Q(U8(7), at, in)
+			ADDQ(src, in)
+			LEAQ(Mem{Base: dst, Index: at, Scale: 8}, out)
+		}
+		VMOVDQU64(Mem{Base: in}, y.AsX())
+		VINSERTI32X4(U8(1), Mem{Base: in, Disp: 12}, y.AsY(), y.AsY())
+		VPERMB(y.AsY(), perm.AsY(), y.AsY())
+		VPMULTISHIFTQB(y.AsY(), shift.AsY(), y.AsY())
+		VPANDQ(mask.AsY(), y.AsY(), y.AsY())
+		VPADDW(base.AsY(), y.AsY(), y.AsY())
+		VMOVDQU64(y.AsY(), Mem{Base: out})
+	}
+	VZEROUPPER()
+	Label(f.label("steps_done"))
+}
+
+// decodeConsts are the constants that the words of decodeRaw take from
+// registers: -UnitBase, BadBits and the masks of fieldsWord.
+type decodeConsts struct{ bias, bad, lo14, hi14 reg.GPVirtual }
+
+func newDecodeConsts() decodeConsts {
+	c := decodeConsts{GP64(), GP64(), GP64(), GP64()}
+	MOVQ(U64(-0x4E004E004E004E00&0xFFFFFFFFFFFFFFFF), c.bias)
+	MOVQ(U64(0xC000C000C000C000), c.bad)
+	MOVQ(U64(0x00003FFF00003FFF), c.lo14)
+	MOVQ(U64(0x0FFFC0000FFFC000), c.hi14)
+	return c
+}
+
+// fieldsWord emits Fields of the generic kernel: w, a group's units less
+// UnitBase, becomes the group's 7 bytes at the top (the low byte zero). t
+// is scratch.
+func fieldsWord(w, t reg.GPVirtual, c decodeConsts) {
+	MOVQ(w, t)
+	ANDQ(c.lo14, w)
+	SHRQ(U8(2), t)
+	ANDQ(c.hi14, t)
+	ORQ(t, w)
+	// w<<4 & 0xFFFFFFF000000000 | w<<8 & 0x0000000FFFFFFF00, as
+	// w>>32<<36 | w<<36>>28
+	MOVQ(w, t)
+	SHRQ(U8(32), w)
+	SHLQ(U8(36), w)
+	SHLQ(U8(36), t)
+	SHRQ(U8(28), t)
+	ORQ(t, w)
+}
+
+// decodeRaw emits decodeRaw or decodeStd. With a checksum everything goes
+// to the Go code; strict makes non-zero pad bits go there.
+func decodeRaw(f rawFunc) {
+	f.text(f.name+" is "+f.fallback+": small valid inputs in the raw form",
+		"here, the rest by a jump to it.")
+	fallback := f.ref("go")
+
+	// 4 <= n < 8*rawLargeGroups, n even, no checksum; the rest (empty
+	// input too) is the Go code's.
+	n, g, r, t := GP64(), GP64(), GP64(), GP64()
+	Load(Param("src").Len(), n)
+	LEAQ(Mem{Base: n, Disp: -4}, t)
+	CMPQ(t, U32(8*rawLargeGroups-4))
+	JAE(fallback)
+	TESTQ(U32(1), n)
+	JNZ(fallback)
+	if !f.std {
+		e := GP64()
+		Load(Param("e"), e)
+		CMPB(Mem{Base: e, Disp: cfgChecksum}, U8(0))
+		JNE(fallback)
+	}
+	src := GP64()
+	Load(Param("src").Base(), src)
+
+	// The shape: g groups, then r bytes in k units and the marker. With a
+	// marker, 2k = n - 2 - 8g fixes k by n alone, so that the tail's loads
+	// and shifts need not wait for the marker: 2k = ((n-4)&6) + 2 and
+	// g = (n-4)>>3; r must then be 2k-1 or 2k (1..6).
+	XORL(r.As32(), r.As32())
+	MOVQ(n, g)
+	CMPB(Mem{Base: src, Index: n, Scale: 1, Disp: -2}, U8(0x3D))
+	JNE(f.ref("whole"))
+	MOVBQZX(Mem{Base: src, Index: n, Scale: 1, Disp: -1}, r)
+	LEAQ(Mem{Base: r, Disp: -1}, t)
+	CMPQ(t, U8(6))
+	JAE(fallback)
+	LEAQ(Mem{Base: r, Disp: 2}, t)
+	ANDQ(I8(-2), t) // 2k from r
+	SUBQ(t, g)
+	SUBQ(U8(2), g)
+	ANDQ(U8(6), g) // n - 2 - 2k is a multiple of 8 (and not negative)
+	JNZ(fallback)
+	LEAQ(Mem{Base: n, Disp: -4}, g)
+	SHRQ(U8(3), g)
+	JMP(f.ref("shaped"))
+	Label(f.label("whole"))
+	TESTQ(U32(7), g)
+	JNZ(fallback)
+	SHRQ(U8(3), g)
+	Label(f.label("shaped"))
+	size := GP64()
+	LEAQ(Mem{Base: g, Index: g, Scale: 2}, size)
+	LEAQ(Mem{Base: g, Index: size, Scale: 2}, size) // 7g
+	ADDQ(r, size)
+	dlen := GP64()
+	Load(Param("dst").Len(), dlen)
+	CMPQ(dlen, size)
+	JB(fallback)
+	// The result now: the Go code sets it again when jumped to.
+	Store(size, ReturnIndex(0))
+
+	dst := GP64()
+	Load(Param("dst").Base(), dst)
+	c := newDecodeConsts()
+	i := GP64()
+	XORL(i.As32(), i.As32())
+	TESTQ(g, g)
+	JZ(f.ref("tail"))
+	CMPB(useAVX512, U8(0))
+	JE(f.ref("scalar"))
+	CMPQ(g, U8(4))
+	JB(f.ref("words"))
+	decodeRawSteps(f, src, dst, g, i)
+	JMP(f.ref("tail"))
+	Label(f.label("scalar"))
+	CMPQ(g, U8(rawLargeScalar))
+	JAE(fallback)
+
+	// A group at a time, stored as 8 bytes where they fit in dst.
+	Label(f.label("words"))
+	w, o := GP64(), GP64()
+	Label(f.label("word"))
+	CMPQ(i, g)
+	JAE(f.ref("tail"))
+	MOVQ(Mem{Base: src, Index: i, Scale: 8}, w)
+	BSWAPQ(w)
+	ADDQ(c.bias, w)
+	TESTQ(c.bad, w)
+	JNZ(fallback)
+	fieldsWord(w, t, c)
+	BSWAPQ(w)
+	IMUL3Q(U8(7), i, o)
+	INCQ(i)
+	LEAQ(Mem{Base: o, Disp: 8}, t)
+	CMPQ(t, dlen)
+	JA(f.ref("seven"))
+	MOVQ(w, Mem{Base: dst, Index: o, Scale: 1})
+	JMP(f.ref("word"))
+	Label(f.label("seven"))
+	MOVL(w.As32(), Mem{Base: dst, Index: o, Scale: 1})
+	SHRQ(U8(32), w)
+	MOVW(w.As16(), Mem{Base: dst, Index: o, Scale: 1, Disp: 4})
+	SHRQ(U8(16), w)
+	MOVB(w.As8(), Mem{Base: dst, Index: o, Scale: 1, Disp: 6})
+	JMP(f.ref("word"))
+
+	// The tail: the k data units before the marker at the top of w, zeros
+	// below.
+	Label(f.label("tail"))
+	TESTQ(r, r)
+	JZ(f.ref("return"))
+	// s = 64 - 16k = -8*(((n-4)&6) + 2) mod 64, in CL.
+	LEAQ(Mem{Base: n, Disp: -4}, reg.RCX)
+	ANDQ(U8(6), reg.RCX)
+	ADDQ(U8(2), reg.RCX)
+	SHLQ(U8(3), reg.RCX)
+	NEGQ(reg.RCX)
+	CMPQ(n, U8(10))
+	JB(f.ref("short"))
+	MOVQ(Mem{Base: src, Index: n, Scale: 1, Disp: -10}, w)
+	BSWAPQ(w)
+	SHLQ(reg.CL, w)
+	JMP(f.ref("units"))
+	Label(f.label("short")) // n = 4, 6 or 8: src is the tail
+	CMPQ(n, U8(8))
+	JB(f.ref("short6"))
+	MOVQ(Mem{Base: src}, w)
+	BSWAPQ(w)
+	SHRQ(U8(16), w)
+	SHLQ(U8(16), w)
+	JMP(f.ref("units"))
+	Label(f.label("short6"))
+	MOVL(Mem{Base: src}, w.As32())
+	BSWAPL(w.As32())
+	SHLQ(U8(32), w)
+	CMPQ(n, U8(6))
+	JE(f.ref("units"))
+	SHRQ(U8(48), w) // n = 4: the one unit
+	SHLQ(U8(48), w)
+	Label(f.label("units"))
+	// Subtract UnitBase from the k top lanes only.
+	MOVQ(U64(0x4E004E004E004E00), t)
+	SHRQ(reg.CL, t)
+	SHLQ(reg.CL, t)
+	SUBQ(t, w)
+	TESTQ(c.bad, w)
+	JNZ(fallback)
+	fieldsWord(w, t, c)
+	if !f.std {
+		// strict: the pad bits, all those past the tail's r bytes, are
+		// zero.
+		e := GP64()
+		Load(Param("e"), e)
+		CMPB(Mem{Base: e, Disp: cfgStrict}, U8(0))
+		JE(f.ref("store"))
+		MOVQ(r, reg.RCX)
+		SHLQ(U8(3), reg.RCX)
+		MOVQ(w, t)
+		SHLQ(reg.CL, t)
+		TESTQ(t, t)
+		JNZ(fallback)
+		Label(f.label("store"))
+	}
+	BSWAPQ(w)
+	LEAQ(Mem{Base: g, Index: g, Scale: 2}, o)
+	LEAQ(Mem{Base: g, Index: o, Scale: 2}, o) // 7g
+	LEAQ(Mem{Base: o, Disp: 8}, t)
+	CMPQ(t, dlen)
+	JA(f.ref("exact"))
+	MOVQ(w, Mem{Base: dst, Index: o, Scale: 1})
+	JMP(f.ref("return"))
+	Label(f.label("exact"))
+	ADDQ(dst, o)
+	TESTQ(U32(4), r)
+	JZ(f.ref("exact2"))
+	MOVL(w.As32(), Mem{Base: o})
+	SHRQ(U8(32), w)
+	ADDQ(U8(4), o)
+	Label(f.label("exact2"))
+	TESTQ(U32(2), r)
+	JZ(f.ref("exact1"))
+	MOVW(w.As16(), Mem{Base: o})
+	SHRQ(U8(16), w)
+	ADDQ(U8(2), o)
+	Label(f.label("exact1"))
+	TESTQ(U32(1), r)
+	JZ(f.ref("return"))
+	MOVB(w.As8(), Mem{Base: o})
+
+	Label(f.label("return"))
+	returnNil()
+
+	Label(f.label("go"))
+	tailJump("·" + f.fallback)
+
+	Label(f.label("vgo"))
+	VZEROUPPER()
+	tailJump("·" + f.fallback)
+}
+
+// eightGroupSteps emits the loop of 8-group steps over groups i to g of f
+// (g >= 8), the last step moved back to end at group g, then VZEROUPPER and
+// a jump to the label steps_done; step emits one step at group i. last is a
+// register the loop may use.
+func (f rawFunc) eightGroupSteps(g, i, last reg.GPVirtual, step func()) {
+	LEAQ(Mem{Base: g, Disp: -8}, last)
+	Label(f.label("z"))
+	CMPQ(i, last)
+	JB(f.ref("zstep"))
+	MOVQ(last, i)
+	Label(f.label("zstep"))
+	step()
+	ADDQ(U8(8), i)
+	CMPQ(i, g)
+	JB(f.ref("z"))
+	VZEROUPPER()
+	JMP(f.ref("steps_done"))
+}
+
+// decodeRawSteps emits the AVX-512 steps of decodeRaw for g >= 4 groups:
+// 8-group steps, the last moved back to end at the last group, or two
+// 4-group steps; a step holding a bad unit jumps to decodeRaw_vgo. It ends
+// with VZEROUPPER.
+func decodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
+	d := newAVX512Decoder("rawDec")
+	vfail := f.ref("vgo")
+
+	last, in, out := GP64(), GP64(), GP64()
+	CMPQ(g, U8(8))
+	JB(f.ref("y"))
+	f.eightGroupSteps(g, i, last, func() {
+		LEAQ(Mem{Base: src, Index: i, Scale: 8}, in)
+		IMUL3Q(U8(7), i, out)
+		ADDQ(dst, out)
+		d.exactStep(Mem{Base: in}, Mem{Base: out}, vfail)
+	})
+
+	// 4 to 7 groups: steps at group 0 and group g-4, each 28 bytes stored
+	// as [0:16] and [12:28].
+	Label(f.label("y"))
+	LEAQ(Mem{Base: g, Disp: -4}, last)
+	for _, at := range []reg.Register{nil, last} {
+		if at == nil {
+			MOVQ(src, in)
+			MOVQ(dst, out)
+		} else {
+			LEAQ(Mem{Base: src, Index: at, Scale: 8}, in)
+			IMUL3Q(U8(7), at, out)
+			ADDQ(dst, out)
+		}
+		x, y, bad := ZMM(), ZMM(), K()
+		VPADDB(Mem{Base: in}, d.bias.AsY(), x.AsY())
+		VPTESTMB(d.test.AsY(), x.AsY(), bad)
+		KORTESTD(bad, bad)
+		JNZ(vfail)
+		d.bytes(x, reg.VecVirtual.AsY)
+		VALIGND(U8(3), x.AsY(), x.AsY(), y.AsY())
+		VMOVDQU64(x.AsX(), Mem{Base: out})
+		VMOVDQU64(y.AsX(), Mem{Base: out, Disp: 12})
+	}
+	VZEROUPPER()
+	Label(f.label("steps_done"))
+}

@@ -1,0 +1,34 @@
+//go:build !purego && gc
+
+package base16384
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestUseAVX512 checks that the assembly of raw_amd64.s takes its AVX-512
+// steps only where the block kernels are the AVX-512 ones (so that
+// GODEBUG=cpu.avx512f=off turns them off too).
+func TestUseAVX512(t *testing.T) {
+	if useAVX512 && Kernel() != "avx512vbmi" {
+		t.Fatalf("useAVX512 with the %s kernels", Kernel())
+	}
+	t.Logf("kernels %s, AVX-512 steps for small inputs: %v", Kernel(), useAVX512)
+}
+
+// TestConfigOffsets checks the offsets in an Encoding of the options that
+// raw_amd64.s reads (the constants cfgUTF8, cfgBOM, cfgStrict and
+// cfgChecksum of _asm/raw.go): the bools first in config, config first in
+// Encoding.
+func TestConfigOffsets(t *testing.T) {
+	if f, _ := reflect.TypeFor[Encoding]().FieldByName("cfg"); f.Offset != 0 {
+		t.Errorf("Encoding.cfg at offset %d, want 0", f.Offset)
+	}
+	for name, want := range map[string]uintptr{"utf8": 0, "bom": 1, "strict": 2, "checksum": 3} {
+		f, _ := reflect.TypeFor[config]().FieldByName(name)
+		if f.Offset != want || f.Type.Kind() != reflect.Bool {
+			t.Errorf("config.%s: %s at offset %d, want a bool at %d", name, f.Type, f.Offset, want)
+		}
+	}
+}
