@@ -25,13 +25,6 @@ type Impl struct {
 // An implID names an implementation for encodeSelected and decodeSelected.
 type implID uint8
 
-const (
-	idGeneric implID = iota
-	idAVX2
-	idAVX512
-	idNEON
-)
-
 // generic is the portable implementation, which runs everywhere. Its main
 // loops handle 4 groups a step.
 var generic = Impl{Name: "generic", Encode: EncodeGeneric, Decode: DecodeGeneric, StepGroups: 4}
