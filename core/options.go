@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -41,6 +42,21 @@ func (opt Option) Int(codec string) (int, error) {
 		return 0, &OptionError{Codec: codec, Key: opt.Key, Value: opt.Value, Err: fmt.Errorf("%w: want an integer", ErrBadOptionValue)}
 	}
 	return n, nil
+}
+
+// IntIn parses an option value as a decimal integer from lo to hi for
+// codec, returning an *OptionError when it is not one; hi math.MaxInt sets
+// no upper bound.
+func (opt Option) IntIn(codec string, lo, hi int) (int, error) {
+	n, err := opt.Int(codec)
+	if err != nil || lo <= n && n <= hi {
+		return n, err
+	}
+	want := fmt.Sprintf("want %d..%d", lo, hi)
+	if hi == math.MaxInt {
+		want = fmt.Sprintf("want at least %d", lo)
+	}
+	return 0, &OptionError{Codec: codec, Key: opt.Key, Value: opt.Value, Err: fmt.Errorf("%w: %s", ErrBadOptionValue, want)}
 }
 
 // Unknown returns the *OptionError a codec reports for an option it does

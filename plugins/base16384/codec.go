@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/b14fs/b14fs/core"
 )
@@ -27,11 +28,6 @@ var (
 	_ core.Suffixer     = (*Codec)(nil)
 	_ core.BlockCodec   = (*Codec)(nil)
 	_ core.OptionLister = (*Codec)(nil)
-
-	_ core.ReaderResetter = (*Encoder)(nil)
-	_ core.ReaderResetter = (*Decoder)(nil)
-	_ core.WriterResetter = (*EncodeWriter)(nil)
-	_ core.WriterResetter = (*DecodeWriter)(nil)
 )
 
 // NewCodec returns the codec with the given options. Without any, it writes
@@ -101,10 +97,7 @@ func configured(cfg config, opts core.Options) (core.Codec, error) {
 		case "checksum":
 			cfg.checksum, err = opt.Bool(Name)
 		case "wrap":
-			cfg.wrap, err = opt.Int(Name)
-			if err == nil && cfg.wrap < 0 {
-				err = &core.OptionError{Codec: Name, Key: opt.Key, Value: opt.Value, Err: fmt.Errorf("%w: negative", core.ErrBadOptionValue)}
-			}
+			cfg.wrap, err = opt.IntIn(Name, 0, math.MaxInt)
 		case "newline":
 			cfg.newline, err = opt.Bool(Name)
 		case "garbage":
@@ -132,16 +125,20 @@ func configured(cfg config, opts core.Options) (core.Codec, error) {
 	return &Codec{cfg: cfg}, nil
 }
 
-// NewEncodeReader returns an *Encoder of r with the codec's options.
+// NewEncodeReader returns a reader of the encoding of r with the codec's
+// options.
 func (c *Codec) NewEncodeReader(r io.Reader) io.ReadCloser { return newEncoder(r, c.cfg) }
 
-// NewDecodeReader returns a *Decoder of r with the codec's options.
+// NewDecodeReader returns a reader of the decoding of r with the codec's
+// options.
 func (c *Codec) NewDecodeReader(r io.Reader) io.ReadCloser { return newDecoder(r, c.cfg) }
 
-// NewEncodeWriter returns an *EncodeWriter into w with the codec's options.
+// NewEncodeWriter returns a writer of the encoding into w with the codec's
+// options.
 func (c *Codec) NewEncodeWriter(w io.Writer) io.WriteCloser { return newEncodeWriter(w, c.cfg) }
 
-// NewDecodeWriter returns a *DecodeWriter into w with the codec's options.
+// NewDecodeWriter returns a writer of the decoding into w with the codec's
+// options.
 func (c *Codec) NewDecodeWriter(w io.Writer) io.WriteCloser { return newDecodeWriter(w, c.cfg) }
 
 // EncodedLen returns the length of the encoding of n bytes in the codec's

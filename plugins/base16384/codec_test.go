@@ -261,7 +261,7 @@ func (failingReaderAt) ReadAt([]byte, int64) (int, error) { return 0, io.ErrClos
 // TestCodecDecodeFromBlock decodes from every block boundary, as a file
 // system reading at an offset does.
 func TestCodecDecodeFromBlock(t *testing.T) {
-	src := make([]byte, 3*plainChunk+5)
+	src := make([]byte, 3*bufSize+5)
 	for i := range src {
 		src[i] = byte(i * 7)
 	}
@@ -272,7 +272,7 @@ func TestCodecDecodeFromBlock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, off := range []int64{0, 1, 6, 7, 8, 700, plainChunk - 1, plainChunk, int64(len(src)) - 5, int64(len(src)) - 1, int64(len(src))} {
+		for _, off := range []int64{0, 1, 6, 7, 8, 700, bufSize - 1, bufSize, int64(len(src)) - 5, int64(len(src)) - 1, int64(len(src))} {
 			encOff, plainOff := l.EncodedOffset(off)
 			got, err := decodeWithCodec(c, enc[encOff:])
 			if err != nil || !bytes.Equal(got, src[plainOff:]) {

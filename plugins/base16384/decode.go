@@ -19,7 +19,6 @@ type decodeState struct {
 	started bool   // the form is known and the byte order mark skipped
 	utf8    bool   // the stream is in the UTF-8 form
 	done    bool   // the end marker has been seen
-	off     int64  // the input offset of the next byte to decode
 	sum     uint32 // the running checksum when cfg.checksum
 	err     error  // the first data error, returned from then on
 	raw     []byte // scratch for the UTF-8 form's units
@@ -44,8 +43,8 @@ func maxDecodedLen(n int) int { return n/8*7 + 7 }
 // final, it may leave a few bytes at the end of src unconsumed until more
 // input shows what they are: the caller passes them again, followed by more.
 // With final, src ends the stream: it consumes all of src or returns an
-// error. Errors are *core.DataError values with the offset of the first bad
-// unit in the whole stream.
+// error. Errors are *core.DataError values with the offset in src of the
+// first bad unit; once one is found, decode returns it again.
 func (d *decodeState) decode(dst, src []byte, final bool) (nDst, nSrc int, err error) {
 	if d.err != nil {
 		return 0, 0, d.err
@@ -57,7 +56,6 @@ func (d *decodeState) decode(dst, src []byte, final bool) (nDst, nSrc int, err e
 		h, isUTF8 := d.cfg.detect(src[:min(len(src), 3)])
 		d.started, d.utf8 = true, isUTF8
 		nSrc = int(h)
-		d.off += h
 	}
 	var n, bad int
 	if d.utf8 {
@@ -66,10 +64,9 @@ func (d *decodeState) decode(dst, src []byte, final bool) (nDst, nSrc int, err e
 		nDst, n, bad, err = d.units(dst, src[nSrc:], final)
 	}
 	if err != nil {
-		d.err = dataError(d.off+int64(bad), err)
+		d.err = dataError(int64(nSrc+bad), err)
 		return nDst, nSrc + n, d.err
 	}
-	d.off += int64(n)
 	return nDst, nSrc + n, nil
 }
 

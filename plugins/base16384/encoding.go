@@ -123,19 +123,21 @@ func (e *Encoding) DecodedLen(src []byte) (int, error) {
 
 // count returns the length of the decoding of src by decoding it.
 func (c config) count(src []byte) (int, error) {
-	d := newDecodeState(c)
-	buf := make([]byte, decodeBufLen)
-	total := 0
-	for {
-		chunk := src[:min(len(src), encodedChunk)]
-		final := len(chunk) == len(src)
-		n, used, err := d.decode(buf, chunk, final)
-		total += n
-		if err != nil || final {
-			return total, err
-		}
-		src = src[used:]
+	var n countWriter
+	w := newDecodeWriter(&n, c)
+	_, err := w.Write(src)
+	if err == nil {
+		err = w.Close()
 	}
+	return int(n), err
+}
+
+// A countWriter counts the bytes written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }
 
 // Encode writes the encoding of src to dst, which must hold at least

@@ -77,11 +77,15 @@ func piecesReader(pieces [][]byte) io.Reader {
 	return io.MultiReader(rs...)
 }
 
-// streamInputs returns plain inputs around the group, chunk and buffer sizes.
+// bufSize is the size of the streams' input buffer, core's: inputs are
+// around it and its multiples.
+const bufSize = 32 << 10
+
+// streamInputs returns plain inputs around the group and buffer sizes.
 func streamInputs() [][]byte {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var ins [][]byte
-	for _, n := range []int{0, 1, 6, 7, 8, 13, 14, 100, 1000, plainChunk - 1, plainChunk, plainChunk + 6, 2*plainChunk + 3, 100003} {
+	for _, n := range []int{0, 1, 6, 7, 8, 13, 14, 100, 1000, bufSize - 1, bufSize, bufSize + 6, 2*bufSize + 3, 100003} {
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte(rng.Uint32())
@@ -208,7 +212,7 @@ func TestStreamDecodeErrors(t *testing.T) {
 	for _, tc := range badInputs {
 		raw := unhex(t, tc.in)
 		// Put whole groups first, so the bad unit lies past a chunk boundary.
-		prefix := Encode(bytes.Repeat([]byte("abcdefg"), encodedChunk/8+3))
+		prefix := Encode(bytes.Repeat([]byte("abcdefg"), bufSize/8+3))
 		for _, in := range []struct {
 			name   string
 			in     []byte
@@ -249,7 +253,7 @@ func TestStreamDecodeErrors(t *testing.T) {
 
 // readThenCopy reads one byte from d with Read, then the rest with io.Copy,
 // which hands the rest of the source to a push stream when it can.
-func readThenCopy(d *Decoder) ([]byte, error) {
+func readThenCopy(d *core.Reader) ([]byte, error) {
 	var first [1]byte
 	n, err := d.Read(first[:])
 	switch {

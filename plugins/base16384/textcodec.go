@@ -45,24 +45,16 @@ func (c *TextCodec) WithOptions(opts core.Options) (core.Codec, error) {
 
 // NewEncodeReader returns a reader of the encoding of r, with the line
 // breaks the options ask for.
-func (c *TextCodec) NewEncodeReader(r io.Reader) io.ReadCloser {
-	if c.cfg.wrap == 0 && !c.cfg.newline {
-		return newEncoder(r, c.cfg)
-	}
-	return newTextEncoder(r, c.cfg)
-}
+func (c *TextCodec) NewEncodeReader(r io.Reader) io.ReadCloser { return newEncoder(r, c.cfg) }
 
-// NewDecodeReader returns a *Decoder of r with the codec's options.
+// NewDecodeReader returns a reader of the decoding of r with the codec's
+// options.
 func (c *TextCodec) NewDecodeReader(r io.Reader) io.ReadCloser { return newDecoder(r, c.cfg) }
 
 // NewEncodeWriter returns a writer of the encoding into w, with the line
 // breaks the options ask for.
-func (c *TextCodec) NewEncodeWriter(w io.Writer) io.WriteCloser {
-	if c.cfg.wrap == 0 && !c.cfg.newline {
-		return newEncodeWriter(w, c.cfg)
-	}
-	return newTextEncodeWriter(w, c.cfg)
-}
+func (c *TextCodec) NewEncodeWriter(w io.Writer) io.WriteCloser { return newEncodeWriter(w, c.cfg) }
 
-// NewDecodeWriter returns a *DecodeWriter into w with the codec's options.
+// NewDecodeWriter returns a writer of the decoding into w with the codec's
+// options.
 func (c *TextCodec) NewDecodeWriter(w io.Writer) io.WriteCloser { return newDecodeWriter(w, c.cfg) }

@@ -1,8 +1,8 @@
 package bencode
 
 import (
-	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/b14fs/b14fs/core"
@@ -81,13 +81,9 @@ func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 			}
 			n.opts.Lenient = b
 		case "depth":
-			d, err := opt.Int(codecName)
+			d, err := opt.IntIn(codecName, 1, math.MaxInt)
 			if err != nil {
 				return nil, err
-			}
-			if d < 1 {
-				return nil, &core.OptionError{Codec: codecName, Key: opt.Key, Value: opt.Value,
-					Err: fmt.Errorf("%w: want at least 1", core.ErrBadOptionValue)}
 			}
 			n.opts.MaxDepth = d
 		case "binary":
@@ -108,22 +104,22 @@ func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 
 // NewEncodeReader returns a reader of the bencoding of the JSON r holds.
 func (c *Codec) NewEncodeReader(r io.Reader) io.ReadCloser {
-	return &pullReader{r: r, t: newToBencode(c.opts, c.binary())}
+	return core.NewReader(r, newStep(newToBencode(c.opts, c.binary())))
 }
 
 // NewDecodeReader returns a reader of the JSON form of the bencode r holds.
 func (c *Codec) NewDecodeReader(r io.Reader) io.ReadCloser {
-	return &pullReader{r: r, t: newToJSON(c.opts, c.binary())}
+	return core.NewReader(r, newStep(newToJSON(c.opts, c.binary())))
 }
 
 // NewEncodeWriter returns a writer that writes to w the bencoding of the JSON
 // written to it.
 func (c *Codec) NewEncodeWriter(w io.Writer) io.WriteCloser {
-	return &pushWriter{w: w, t: newToBencode(c.opts, c.binary())}
+	return core.NewWriter(w, newStep(newToBencode(c.opts, c.binary())))
 }
 
 // NewDecodeWriter returns a writer that writes to w the JSON form of the
 // bencode written to it.
 func (c *Codec) NewDecodeWriter(w io.Writer) io.WriteCloser {
-	return &pushWriter{w: w, t: newToJSON(c.opts, c.binary())}
+	return core.NewWriter(w, newStep(newToJSON(c.opts, c.binary())))
 }

@@ -2,7 +2,6 @@ package bencode
 
 import (
 	"errors"
-	"io"
 
 	"github.com/b14fs/b14fs/core"
 )
@@ -19,17 +18,10 @@ type transcoder interface {
 	// pending reports output that transcode will make before it needs
 	// (or consumes) more input.
 	pending() bool
-	// reset returns the transcoder to its state before any input.
+	// reset returns the transcoder to its state before any input, and
+	// releases its temporary files.
 	reset()
-	// close releases the transcoder's temporary files; it is called at the
-	// end of a stream and may be called again.
-	close()
 }
-
-var (
-	_ core.ReaderResetter = (*pullReader)(nil)
-	_ core.WriterResetter = (*pushWriter)(nil)
-)
 
 // dataError reports a *SyntaxError as the *core.DataError codec streams
 // return.
@@ -48,153 +40,85 @@ type syntaxDetail struct{ err *SyntaxError }
 func (s syntaxDetail) Error() string { return s.err.msg }
 func (s syntaxDetail) Unwrap() error { return s.err }
 
-// A pullReader is the reader form of a transcoder.
-type pullReader struct {
-	r    io.Reader
+// A step is a transcoder as a core.Transformer, the step function of the
+// codec's streams. It keeps what the transcoder has not consumed yet (a
+// token or string that has not all arrived: up to limits.longString bytes,
+// more than a stream's buffer holds) and the output that dst has no room
+// for.
+type step struct {
 	t    transcoder
-	in   []byte // input read and not consumed
-	out  []byte // output; out[pos:] not returned yet
+	in   []byte // input taken and not consumed by t
+	out  []byte // out[pos:] is made and not yet copied out
 	pos  int
-	eof  bool
-	rerr error // a read error, returned once the output before it is
-	err  error // returned once out is drained
+	off  int64 // the input taken before the current call
+	err  error // the data error, returned once the output before it is
+	done bool  // t has ended its output
 }
 
-func (p *pullReader) Read(b []byte) (int, error) {
-	if p.err == core.ErrClosed {
-		return 0, p.err
-	}
-	for p.pos == len(p.out) {
-		if p.err != nil {
-			return 0, p.err
-		}
-		p.fill()
-	}
-	n := copy(b, p.out[p.pos:])
-	p.pos += n
-	return n, nil
-}
+func newStep(t transcoder) *step { return &step{t: t} }
 
-// Close ends p and releases its temporary files: Read fails with
-// core.ErrClosed until Reset. It does not close the source.
-func (p *pullReader) Close() error {
-	p.out, p.pos, p.err = p.out[:0], 0, core.ErrClosed
-	p.t.close()
-	return nil
-}
-
-// Reset makes p read from r as if new, keeping its buffers, also after
-// Close.
-func (p *pullReader) Reset(r io.Reader) {
-	p.t.reset()
-	p.r, p.in, p.out, p.pos, p.eof, p.rerr, p.err = r, p.in[:0], p.out[:0], 0, false, nil, nil
-}
-
-// fill reads once from the source, unless output is pending, and
-// transcodes what it can.
-func (p *pullReader) fill() {
-	if !p.eof && p.rerr == nil && !p.t.pending() {
-		var rerr error
-		p.in, rerr = readMore(p.r, p.in)
-		if rerr == io.EOF {
-			p.eof = true
-		} else if rerr != nil {
-			p.rerr = rerr
-		}
-	}
-	out, n, err := p.t.transcode(p.out[:0], p.in, p.eof)
-	p.out, p.pos = out, 0
-	if n > 0 {
-		p.in = p.in[:copy(p.in, p.in[n:])]
-	}
-	switch {
-	case err != nil:
-		p.err = dataError(err)
-	case p.t.pending():
-		return
-	case p.rerr != nil:
-		p.err = p.rerr
-	case p.eof:
-		p.err = io.EOF
-	default:
-		return
-	}
-	p.t.close()
-}
-
-// A pushWriter is the writer form of a transcoder.
-type pushWriter struct {
-	w      io.Writer
-	t      transcoder
-	in     []byte // input written and not consumed
-	out    []byte
-	err    error
-	closed bool
-}
-
-// writePiece is the most a pushWriter takes in at a time, so that one
-// large Write is not copied whole.
-const writePiece = 64 << 10
-
-func (p *pushWriter) Write(b []byte) (int, error) {
-	if p.closed {
-		return 0, core.ErrClosed
-	}
-	if p.err != nil {
-		return 0, p.err
-	}
-	for rest := b; len(rest) > 0; {
-		k := min(len(rest), writePiece)
-		p.in = append(p.in, rest[:k]...)
-		rest = rest[k:]
-		if err := p.run(false); err != nil {
-			return 0, err
-		}
-	}
-	return len(b), nil
-}
-
-// Reset makes p write to w as if new, keeping its buffers.
-func (p *pushWriter) Reset(w io.Writer) {
-	p.t.reset()
-	p.w, p.in, p.out, p.err, p.closed = w, p.in[:0], p.out[:0], nil, false
-}
-
-// Close transcodes the rest of the input and reports input that ends inside
-// a value. It does not close the underlying writer. Write fails with
-// core.ErrClosed after it, and a second Close returns what the first did.
-func (p *pushWriter) Close() error {
-	if p.closed || p.err != nil {
-		p.closed = true
-		return p.err
-	}
-	p.closed = true
-	err := p.run(true)
-	p.t.close()
-	return err
-}
-
-// run transcodes the input there is, and writes out the output, all of it
-// when some is pending.
-func (p *pushWriter) run(atEOF bool) error {
+// Transform copies out what t has made, then runs t on the input: on src
+// itself while nothing is kept, and otherwise on what is kept with src
+// added.
+func (s *step) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	defer func() { s.off += int64(nSrc) }()
 	for {
-		out, n, err := p.t.transcode(p.out[:0], p.in, atEOF)
-		p.out = out
-		if n > 0 {
-			p.in = p.in[:copy(p.in, p.in[n:])]
-		}
-		if len(out) > 0 {
-			if _, werr := p.w.Write(out); werr != nil && err == nil {
-				err = werr
+		if s.pos < len(s.out) {
+			n := copy(dst[nDst:], s.out[s.pos:])
+			nDst += n
+			s.pos += n
+			if s.pos < len(s.out) {
+				return nDst, nSrc, core.ErrShortDst
 			}
 		}
-		if err != nil {
-			p.err = dataError(err)
-			p.t.close()
-			return p.err
+		switch {
+		case s.err != nil:
+			// The offset counts from src[0]: the bad byte may be one
+			// taken by an earlier call.
+			return nDst, nSrc, relative(s.err, s.off)
+		case s.done:
+			return nDst, nSrc, nil
 		}
-		if !p.t.pending() {
-			return nil
+		var out []byte
+		var n int
+		var terr error
+		if len(s.in) > 0 {
+			s.in = append(s.in, src[nSrc:]...)
+			nSrc = len(src)
+			out, n, terr = s.t.transcode(s.out[:0], s.in, atEOF)
+			s.in = s.in[:copy(s.in, s.in[n:])]
+		} else {
+			out, n, terr = s.t.transcode(s.out[:0], src[nSrc:], atEOF)
+			nSrc += n
+		}
+		s.out, s.pos = out, 0
+		switch {
+		case terr != nil:
+			s.err = dataError(terr)
+		case s.t.pending():
+		case atEOF:
+			s.done = true
+		case n == 0 && len(out) == 0:
+			// t needs more input than it has: keep the rest.
+			s.in = append(s.in, src[nSrc:]...)
+			return nDst, len(src), nil
 		}
 	}
+}
+
+// Reset makes s ready for a new stream, and releases t's temporary files.
+func (s *step) Reset() {
+	s.t.reset()
+	s.in, s.out, s.pos, s.off, s.err, s.done = s.in[:0], s.out[:0], 0, 0, nil, false
+}
+
+// relative returns err with the offset of a *core.DataError counted from
+// the input taken before off.
+func relative(err error, off int64) error {
+	if de, ok := err.(*core.DataError); ok {
+		moved := *de
+		moved.Offset -= off
+		return &moved
+	}
+	return err
 }
