@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -99,6 +100,11 @@ func TestOptionParsing(t *testing.T) {
 		{core.Option{Key: "bom", Value: "yes"}, boolOf, nil, `c: option bom="yes": bad option value: want true or false`},
 		{core.Option{Key: "depth", Value: "64"}, intOf, 64, ""},
 		{core.Option{Key: "depth", Value: "x"}, intOf, nil, `c: option depth="x": bad option value: want an integer`},
+		{core.Option{Key: "shift", Value: "25"}, intIn1To25, 25, ""},
+		{core.Option{Key: "shift", Value: "0"}, intIn1To25, nil, `c: option shift="0": bad option value: want 1..25`},
+		{core.Option{Key: "shift", Value: "x"}, intIn1To25, nil, `c: option shift="x": bad option value: want an integer`},
+		{core.Option{Key: "depth", Value: "0"}, intAtLeast1, nil, `c: option depth="0": bad option value: want at least 1`},
+		{core.Option{Key: "depth", Value: "1"}, intAtLeast1, 1, ""},
 		{core.Option{Key: "form", Value: "utf8"}, oneOf, nil, ""},
 		{core.Option{Key: "form", Value: "utf32"}, oneOf, nil, `c: option form="utf32": bad option value: want one of utf8, utf16be`},
 	}
@@ -121,7 +127,15 @@ func TestOptionParsing(t *testing.T) {
 
 func boolOf(o core.Option) (any, error) { b, err := o.Bool("c"); return orNil(b, err) }
 func intOf(o core.Option) (any, error)  { n, err := o.Int("c"); return orNil(n, err) }
-func oneOf(o core.Option) (any, error)  { return nil, o.OneOf("c", "utf8", "utf16be") }
+func intIn1To25(o core.Option) (any, error) {
+	n, err := o.IntIn("c", 1, 25)
+	return orNil(n, err)
+}
+func intAtLeast1(o core.Option) (any, error) {
+	n, err := o.IntIn("c", 1, math.MaxInt)
+	return orNil(n, err)
+}
+func oneOf(o core.Option) (any, error) { return nil, o.OneOf("c", "utf8", "utf16be") }
 
 func orNil(v any, err error) (any, error) {
 	if err != nil {
