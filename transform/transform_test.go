@@ -158,3 +158,73 @@ func TestChainDataErrors(t *testing.T) {
 		t.Errorf("push decode of truncated hex: Close = %v; want a DataError at offset 2", err)
 	}
 }
+
+func TestConfigure(t *testing.T) {
+	stages := []transform.Stage{{Name: "xor", Options: core.Options{{Key: "key", Value: "1"}}}, {Name: "hex"}}
+	codecs, err := transform.Configure(registry(t), stages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(codecs) != 2 || codecs[0] != (testcodec.Xor{Key: 1}) || codecs[1] != (testcodec.Hex{}) {
+		t.Fatalf("Configure = %#v; want xor with key 1, then hex", codecs)
+	}
+	// A codec of the caller's takes a stage's place.
+	codecs[0] = testcodec.Xor{Key: 2}
+	got, err := io.ReadAll(transform.Compose(codecs...).NewEncodeReader(strings.NewReader("a")))
+	if want := "63"; err != nil || string(got) != want { // 'a'^2 = 0x63
+		t.Errorf("encode = %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestConfigureErrors(t *testing.T) {
+	reg := registry(t)
+	tests := []struct {
+		stages []transform.Stage
+		stage  int
+		is     error
+		substr string
+	}{
+		{[]transform.Stage{{Name: "hex"}, {Name: "nope"}}, 1, core.ErrUnknownCodec, `chain "hex,nope": stage 2 ("nope" at byte 4): unknown codec: "nope"`},
+		{[]transform.Stage{{Name: "xor", Options: core.Options{{Key: "key", Value: "1"}}}, {Name: "xor", Options: core.Options{{Key: "key", Value: "300"}}}}, 1,
+			core.ErrBadOptionValue, `stage 2 ("xor=key=300" at byte 10)`},
+		{[]transform.Stage{{Name: "hex", Options: core.Options{{Key: "a", Value: "b"}}}}, 0, core.ErrUnknownOption, `stage 1 ("hex=a=b" at byte 0)`},
+	}
+	for _, tt := range tests {
+		_, err := transform.Configure(reg, tt.stages)
+		var se *transform.SpecError
+		if !errors.As(err, &se) || se.Stage != tt.stage || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.substr) {
+			t.Errorf("Configure(%v) = %v; want stage %d, %v, containing %q", tt.stages, err, tt.stage, tt.is, tt.substr)
+		}
+	}
+}
+
+// MapStages passes each stage's codec, configured, through its functions
+// in the order given, in New and in Configure alike.
+func TestMapStages(t *testing.T) {
+	var seen []core.Codec
+	note := transform.MapStages(func(c core.Codec) core.Codec {
+		seen = append(seen, c)
+		return c
+	})
+	flip := transform.MapStages(func(c core.Codec) core.Codec {
+		if x, ok := c.(testcodec.Xor); ok {
+			return testcodec.Xor{Key: ^x.Key}
+		}
+		return c
+	})
+	c, err := transform.New(registry(t), "xor=key=1,hex", note, flip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []core.Codec{testcodec.Xor{Key: 1}, testcodec.Hex{}}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("MapStages saw %v; want %v", seen, want)
+	}
+	got, err := io.ReadAll(c.NewEncodeReader(strings.NewReader("a")))
+	if want := "9f"; err != nil || string(got) != want { // 'a'^0xFE = 0x9f
+		t.Errorf("encode = %q, %v; want %q", got, err, want)
+	}
+	codecs, err := transform.Configure(registry(t), []transform.Stage{{Name: "xor"}}, flip)
+	if err != nil || codecs[0] != (testcodec.Xor{Key: ^byte(0x5A)}) {
+		t.Errorf("Configure with MapStages = %v, %v; want xor with key ^0x5A", codecs, err)
+	}
+}
