@@ -93,6 +93,15 @@ func TestNewErrors(t *testing.T) {
 		var se *transform.SpecError
 		if !errors.As(err, &se) || se.Stage != tt.stage || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.substr) {
 			t.Errorf("New(%q) = %v; want stage %d, %v, containing %q", tt.spec, err, tt.stage, tt.is, tt.substr)
+			continue
+		}
+		// Configure says the same of the stages, in spec form.
+		stages, perr := transform.Parse(tt.spec)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if _, cerr := transform.Configure(reg, stages); cerr == nil || cerr.Error() != err.Error() || !errors.Is(cerr, tt.is) {
+			t.Errorf("Configure(%v) = %v; want %v", stages, cerr, err)
 		}
 	}
 }
@@ -173,28 +182,6 @@ func TestConfigure(t *testing.T) {
 	got, err := io.ReadAll(transform.Compose(codecs...).NewEncodeReader(strings.NewReader("a")))
 	if want := "63"; err != nil || string(got) != want { // 'a'^2 = 0x63
 		t.Errorf("encode = %q, %v; want %q", got, err, want)
-	}
-}
-
-func TestConfigureErrors(t *testing.T) {
-	reg := registry(t)
-	tests := []struct {
-		stages []transform.Stage
-		stage  int
-		is     error
-		substr string
-	}{
-		{[]transform.Stage{{Name: "hex"}, {Name: "nope"}}, 1, core.ErrUnknownCodec, `chain "hex,nope": stage 2 ("nope" at byte 4): unknown codec: "nope"`},
-		{[]transform.Stage{{Name: "xor", Options: core.Options{{Key: "key", Value: "1"}}}, {Name: "xor", Options: core.Options{{Key: "key", Value: "300"}}}}, 1,
-			core.ErrBadOptionValue, `stage 2 ("xor=key=300" at byte 10)`},
-		{[]transform.Stage{{Name: "hex", Options: core.Options{{Key: "a", Value: "b"}}}}, 0, core.ErrUnknownOption, `stage 1 ("hex=a=b" at byte 0)`},
-	}
-	for _, tt := range tests {
-		_, err := transform.Configure(reg, tt.stages)
-		var se *transform.SpecError
-		if !errors.As(err, &se) || se.Stage != tt.stage || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.substr) {
-			t.Errorf("Configure(%v) = %v; want stage %d, %v, containing %q", tt.stages, err, tt.stage, tt.is, tt.substr)
-		}
 	}
 }
 
