@@ -93,7 +93,7 @@ type Texter interface {
 	WritesText() bool
 	// Text returns the codec set out for people as o says. When it writes
 	// text, its encoder ends the text with a line break, unless the
-	// codec's options left that out explicitly. It returns an
+	// codec's options said not to (base16384's newline=false). It returns an
 	// *OptionError when o asks for what the codec's options contradict,
 	// such as lines of a binary form.
 	Text(o TextOptions) (Codec, error)

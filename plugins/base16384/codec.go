@@ -12,8 +12,9 @@ import (
 
 // Codec is base16384 as a core.Codec. It is Configurable (options form,
 // bom, strict and checksum, the string forms of the Options), a Suffixer
-// (".b14") and a BlockCodec: every 7 plain bytes make one block of 8 encoded
-// bytes (12 in the UTF-8 form).
+// (".b14"), a Texter (its UTF-8 form is text for people) and a
+// BlockCodec: every 7 plain bytes make one block of 8 encoded bytes (12 in
+// the UTF-8 form).
 //
 // Decoding detects the form and a byte order mark by itself, whatever the
 // options, and may start at any block boundary of a stream, unless the
