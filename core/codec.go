@@ -81,6 +81,36 @@ type Suffixer interface {
 	Suffix() string
 }
 
+// A Texter is a codec whose encoded form can be text for people to read,
+// copy and paste, such as base16384's UTF-8 form. Command lines set such
+// text out as base64's does (its -w and -i): in lines, ending with a line
+// break, and decoded skipping what is not part of the encoding. The codec's
+// own defaults stay what its format defines; Text asks for the rest.
+type Texter interface {
+	Codec
+	// WritesText reports whether the encoder, as configured, writes text:
+	// false for a binary form, such as base16384's raw UTF-16BE.
+	WritesText() bool
+	// Text returns the codec set out for people as o says. When it writes
+	// text, its encoder ends the text with a line break, unless the
+	// codec's options said not to (base16384's newline=false). It returns an
+	// *OptionError when o asks for what the codec's options contradict,
+	// such as lines of a binary form.
+	Text(o TextOptions) (Codec, error)
+}
+
+// TextOptions say how a Texter sets its text out.
+type TextOptions struct {
+	// Wrap, when WrapSet, breaks the encoder's text into lines of Wrap
+	// characters (0: one line), whatever the codec's options said;
+	// without WrapSet the lines stay as they said.
+	Wrap    int
+	WrapSet bool
+	// SkipGarbage makes the decoder skip what is not part of the
+	// encoding, as base64 -i does.
+	SkipGarbage bool
+}
+
 // A BlockCodec's encoded stream is an optional header followed by
 // fixed-size blocks, each of which decodes on its own to a fixed number of
 // plain bytes (the last block may be shorter). This lets sizes and offsets map

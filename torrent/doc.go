@@ -17,6 +17,10 @@
 // methods read them from there when they are walked: a torrent of a
 // million files then takes little memory beyond its bytes.
 //
+// Summarize returns what torrent tools show of a torrent as a Summary,
+// whose JSON form, written by WriteSummaryJSON one file at a time, is the
+// stable output of 'b14fs torrent show --json'.
+//
 // Keys the package does not know are kept (Extra), so that encoding a
 // decoded MetaInfo gives back the same bytes. Decoding is strict by default
 // (the rules of the bencode package); errors name the byte offset where the

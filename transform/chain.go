@@ -7,30 +7,98 @@ import (
 	"github.com/b14fs/b14fs/core"
 )
 
-// New parses spec, looks each stage's codec up in reg and configures it with
-// the stage's options. It returns the stage's codec itself for a one-stage
-// spec, so the codec's optional capabilities (such as core.BlockCodec) stay
-// visible, and a chain of the stages (see Compose) otherwise. Every error is a
-// *SpecError pointing at the offending stage.
-func New(reg *core.Registry, spec string) (core.Codec, error) {
+// New parses spec (see Parse) and returns the chain of its stages: the codecs
+// Configure makes of them, composed (see Compose). A one-stage spec gives
+// the stage's codec itself, so its optional capabilities (such as
+// core.BlockCodec) stay visible. Every error is a *SpecError pointing at the
+// offending stage of spec.
+func New(reg *core.Registry, spec string, opts ...Option) (core.Codec, error) {
 	stages, err := Parse(spec)
 	if err != nil {
 		return nil, err
 	}
+	codecs, i, err := configure(reg, stages, opts)
+	if err != nil {
+		return nil, &SpecError{Spec: spec, Stage: i, Offset: stageOffset(spec, i), Err: err}
+	}
+	return Compose(codecs...), nil
+}
+
+// Configure returns the codecs of stages, in order, ready for Compose: each
+// stage's codec looked up in reg by its name, configured with its options
+// (core.Configure) and passed through the functions of opts. A caller that
+// holds stages, parsed or made, builds a chain from them without a spec:
+// it may change or replace any of the codecs before composing them. Every
+// error is a *SpecError whose Spec is the stages in spec form.
+func Configure(reg *core.Registry, stages []Stage, opts ...Option) ([]core.Codec, error) {
+	codecs, i, err := configure(reg, stages, opts)
+	if err != nil {
+		parts := make([]string, len(stages))
+		for j, s := range stages {
+			parts[j] = s.String()
+		}
+		spec := strings.Join(parts, ",")
+		return nil, &SpecError{Spec: spec, Stage: i, Offset: stageOffset(spec, i), Err: err}
+	}
+	return codecs, nil
+}
+
+// configure returns the codecs of stages, or the index of the stage that
+// failed and why.
+func configure(reg *core.Registry, stages []Stage, opts []Option) ([]core.Codec, int, error) {
+	var set settings
+	for _, o := range opts {
+		o(&set)
+	}
 	codecs := make([]core.Codec, len(stages))
-	offset := 0
 	for i, s := range stages {
 		c, err := reg.Lookup(s.Name)
 		if err == nil {
 			c, err = core.Configure(c, s.Options)
 		}
 		if err != nil {
-			return nil, &SpecError{Spec: spec, Stage: i, Offset: offset, Err: err}
+			return nil, i, err
+		}
+		for _, f := range set.maps {
+			c = f(c)
 		}
 		codecs[i] = c
-		offset += strings.IndexByte(spec[offset:]+",", ',') + 1
 	}
-	return Compose(codecs...), nil
+	return codecs, 0, nil
+}
+
+// stageOffset returns the byte offset in spec of stage i: after the i-th
+// comma.
+func stageOffset(spec string, i int) int {
+	offset := 0
+	for range i {
+		offset += strings.IndexByte(spec[offset:], ',') + 1
+	}
+	return offset
+}
+
+// An Option changes how New and Configure make the codecs of a chain.
+type Option func(*settings)
+
+// settings are what the options of a call set.
+type settings struct {
+	maps []func(core.Codec) core.Codec
+}
+
+// MapStages returns the option that passes the codec of each stage, once
+// configured with the stage's options, through f: what f returns takes the
+// codec's place. f returns the codecs it has nothing to do with as they
+// are. The command line, for one, has the bencode codec report its warnings
+// this way:
+//
+//	transform.MapStages(func(c core.Codec) core.Codec {
+//		if b, ok := c.(*bencode.Codec); ok {
+//			return b.WithWarn(report)
+//		}
+//		return c
+//	})
+func MapStages(f func(core.Codec) core.Codec) Option {
+	return func(s *settings) { s.maps = append(s.maps, f) }
 }
 
 // Compose returns a codec that encodes with codecs[0], then codecs[1] and so

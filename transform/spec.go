@@ -12,6 +12,12 @@
 // Encoding applies the stages left to right and decoding right to left, so
 // one spec names both directions. Spaces around a stage are ignored. Names,
 // keys and values cannot hold ',', and names and keys cannot hold ':' or '='.
+//
+// New builds a chain from a spec in three steps, each a function of its own
+// for callers that hold a step's result already: Parse splits the spec into
+// Stages, Configure looks up and configures the codec of each stage, and
+// Compose chains codecs. Options of New and Configure (MapStages) change
+// the codecs of every stage as they are made.
 package transform
 
 import (

@@ -93,6 +93,15 @@ func TestNewErrors(t *testing.T) {
 		var se *transform.SpecError
 		if !errors.As(err, &se) || se.Stage != tt.stage || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.substr) {
 			t.Errorf("New(%q) = %v; want stage %d, %v, containing %q", tt.spec, err, tt.stage, tt.is, tt.substr)
+			continue
+		}
+		// Configure says the same of the stages, in spec form.
+		stages, perr := transform.Parse(tt.spec)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if _, cerr := transform.Configure(reg, stages); cerr == nil || cerr.Error() != err.Error() || !errors.Is(cerr, tt.is) {
+			t.Errorf("Configure(%v) = %v; want %v", stages, cerr, err)
 		}
 	}
 }
@@ -156,5 +165,53 @@ func TestChainDataErrors(t *testing.T) {
 	}
 	if err := w.Close(); !errors.As(err, &de) || de.Offset != 2 || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("push decode of truncated hex: Close = %v; want a DataError at offset 2", err)
+	}
+}
+
+func TestConfigure(t *testing.T) {
+	stages := []transform.Stage{{Name: "xor", Options: core.Options{{Key: "key", Value: "1"}}}, {Name: "hex"}}
+	codecs, err := transform.Configure(registry(t), stages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(codecs) != 2 || codecs[0] != (testcodec.Xor{Key: 1}) || codecs[1] != (testcodec.Hex{}) {
+		t.Fatalf("Configure = %#v; want xor with key 1, then hex", codecs)
+	}
+	// A codec of the caller's takes a stage's place.
+	codecs[0] = testcodec.Xor{Key: 2}
+	got, err := io.ReadAll(transform.Compose(codecs...).NewEncodeReader(strings.NewReader("a")))
+	if want := "63"; err != nil || string(got) != want { // 'a'^2 = 0x63
+		t.Errorf("encode = %q, %v; want %q", got, err, want)
+	}
+}
+
+// MapStages passes each stage's codec, configured, through its functions
+// in the order given, in New and in Configure alike.
+func TestMapStages(t *testing.T) {
+	var seen []core.Codec
+	note := transform.MapStages(func(c core.Codec) core.Codec {
+		seen = append(seen, c)
+		return c
+	})
+	flip := transform.MapStages(func(c core.Codec) core.Codec {
+		if x, ok := c.(testcodec.Xor); ok {
+			return testcodec.Xor{Key: ^x.Key}
+		}
+		return c
+	})
+	c, err := transform.New(registry(t), "xor=key=1,hex", note, flip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []core.Codec{testcodec.Xor{Key: 1}, testcodec.Hex{}}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("MapStages saw %v; want %v", seen, want)
+	}
+	got, err := io.ReadAll(c.NewEncodeReader(strings.NewReader("a")))
+	if want := "9f"; err != nil || string(got) != want { // 'a'^0xFE = 0x9f
+		t.Errorf("encode = %q, %v; want %q", got, err, want)
+	}
+	codecs, err := transform.Configure(registry(t), []transform.Stage{{Name: "xor"}}, flip)
+	if err != nil || codecs[0] != (testcodec.Xor{Key: ^byte(0x5A)}) {
+		t.Errorf("Configure with MapStages = %v, %v; want xor with key ^0x5A", codecs, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/remote"
-	"github.com/b14fs/b14fs/transform"
 )
 
 // direction is encoding or decoding.
@@ -38,12 +37,15 @@ type convertFlags struct {
 	remote   remote.Options
 }
 
-func newCodecCommand(reg *core.Registry, std stdio, dir direction) *cobra.Command {
-	var (
-		chain, output string
-		text          textFlags
-		flags         convertFlags
-	)
+// codecFlags are the flags of encode and decode.
+type codecFlags struct {
+	chain, output string
+	text          textFlags
+	convert       convertFlags
+}
+
+func newCodecCommand(g *globals, dir direction) *cobra.Command {
+	var f codecFlags
 	example := "  b14fs encode photo.jpg -o photo.b14\n" +
 		"  b14fs encode -c base16384=form=utf8 -w 38 notes.txt\n" +
 		"  b14fs encode -c bencode,base16384=form=utf8 -o out.txt in.json"
@@ -68,35 +70,37 @@ docs/remote.md.`,
 		Example: example,
 		Args:    args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			text.wrapSet = cmd.Flags().Changed("wrap")
-			spec, binary, err := textSpec(chain, dir, text)
-			if err != nil {
-				return err
-			}
-			codec, err := transform.New(reg, spec)
-			if err != nil {
-				return err
-			}
+			f.text.wrapSet = cmd.Flags().Changed("wrap")
 			name := "-"
 			if len(a) == 1 {
 				name = a[0]
 			}
-			flags.binary = binary
-			return convert(std, dir, codec, name, output, flags)
+			return runCodec(g, dir, f, name)
 		},
 	}
-	cmd.Flags().StringVarP(&chain, "chain", "c", defaultChain, "the chain of codecs")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to `OUT` instead of standard output ('-': standard output)")
-	cmd.Flags().StringVar(&flags.progress, "progress", "auto", "show progress on standard error: auto (after a second, on a terminal, output elsewhere), always, never")
-	cmd.Flags().BoolVarP(&flags.force, "force", "f", false, "write binary data to a terminal all the same")
+	cmd.Flags().StringVarP(&f.chain, "chain", "c", defaultChain, "the chain of codecs")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "", "write to `OUT` instead of standard output ('-': standard output)")
+	cmd.Flags().StringVar(&f.convert.progress, "progress", "auto", "show progress on standard error: auto (after a second, on a terminal, output elsewhere), always, never")
+	cmd.Flags().BoolVarP(&f.convert.force, "force", "f", false, "write binary data to a terminal all the same")
 	if dir.name == encodeDirection.name {
-		cmd.Flags().IntVarP(&text.wrap, "wrap", "w", 0, "break base16384 text (form=utf8) into lines of `N` characters (0: one line)")
+		cmd.Flags().IntVarP(&f.text.wrap, "wrap", "w", 0, "break base16384 text (form=utf8) into lines of `N` characters (0: one line)")
 	} else {
-		cmd.Flags().BoolVarP(&text.ignoreGarbage, "ignore-garbage", "i", false, "skip characters outside the base16384 alphabet (line breaks are skipped anyway)")
+		cmd.Flags().BoolVarP(&f.text.ignoreGarbage, "ignore-garbage", "i", false, "skip characters outside the base16384 alphabet (line breaks are skipped anyway)")
 	}
-	addRemoteFlags(cmd, &flags.remote)
-	registerCompletions(cmd, reg)
+	addRemoteFlags(cmd, &f.convert.remote)
+	registerCompletions(cmd, g.reg)
 	return cmd
+}
+
+// runCodec runs encode or decode, as dir says, on the file name ("-":
+// standard input).
+func runCodec(g *globals, dir direction, f codecFlags, name string) error {
+	codec, binary, err := textChain(g, f.chain, dir, f.text)
+	if err != nil {
+		return err
+	}
+	f.convert.binary = binary
+	return convert(g.std, dir, codec, name, f.output, f.convert)
 }
 
 // convert runs the named input through codec in direction dir into the

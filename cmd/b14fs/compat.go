@@ -51,13 +51,13 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 
 // newCompatCommand is b14fs base16384: the C CLI's interface, its flags
 // parsed by runCompat rather than cobra.
-func newCompatCommand(std stdio) *cobra.Command {
+func newCompatCommand(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:                compatName + " -[ed][t][n][cC] INPUT OUTPUT",
 		Short:              "Act as the C base16384 CLI: same flags, output and exit statuses",
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, a []string) error {
-			if code := runCompat(a, std); code != 0 {
+			if code := runCompat(a, g.std); code != 0 {
 				return exitError{code}
 			}
 			return nil

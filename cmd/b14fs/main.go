@@ -99,7 +99,7 @@ func run(args []string, std stdio, reg *core.Registry, setup *pluginSetup) (code
 			code = exitData
 		}
 	}()
-	root := newRootCommand(withWarnings(reg, errOut), setup, std)
+	root := newRootCommand(newGlobals(std, reg), setup)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

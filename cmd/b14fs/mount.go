@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/mount"
 	"github.com/b14fs/b14fs/internal/remote"
 )
@@ -19,10 +18,15 @@ import (
 // mountOptions are the -o options b14fs mount takes.
 var mountOptions = []string{"ro", "rw", "allow_other"}
 
-func newMountCommand(reg *core.Registry, std stdio) *cobra.Command {
-	var view viewFlags
-	var options []string
-	var cache bool
+// mountFlags are the flags of mount.
+type mountFlags struct {
+	view    viewFlags
+	options []string
+	cache   bool
+}
+
+func newMountCommand(g *globals) *cobra.Command {
+	var f mountFlags
 	cmd := &cobra.Command{
 		Use:   "mount [-c CHAIN] [-w] [-o OPTIONS] DIR|URL MOUNTPOINT",
 		Short: "Mount DIR at MOUNTPOINT with its encoded files shown decoded (FUSE)",
@@ -44,31 +48,37 @@ see docs/remote.md.`,
 			"  b14fs mount --s3-endpoint http://127.0.0.1:8333 s3://vault/me /mnt/plain",
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			mo := mount.Options{Name: remote.Redact(a[0]), Writable: view.writable, Cache: cache}
-			if err := parseMountOptions(options, &mo); err != nil {
-				return err
-			}
-			if err := mount.CheckMountpoint(a[1]); err != nil {
-				return err
-			}
-			base, statfs, closer, err := view.openBase(a[0], false)
-			if err != nil {
-				return err
-			}
-			defer closer.Close()
-			mo.Dir = statfs
-			fsys, err := view.build(cmd, reg, base)
-			if err != nil {
-				return err
-			}
-			return serveMount(std, a[1], fsys, mo)
+			f.view.suffixSet = cmd.Flags().Changed("suffix")
+			return runMount(g, f, a[0], a[1])
 		},
 	}
-	view.add(cmd)
-	cmd.Flags().StringSliceVarP(&options, "options", "o", nil, "mount `OPTIONS`, comma-separated: "+strings.Join(mountOptions, ", "))
-	cmd.Flags().BoolVar(&cache, "cache", false, "let the kernel cache data and names for a minute: faster, but changes made in DIR underneath can stay unseen")
-	registerCompletions(cmd, reg)
+	f.view.add(cmd)
+	cmd.Flags().StringSliceVarP(&f.options, "options", "o", nil, "mount `OPTIONS`, comma-separated: "+strings.Join(mountOptions, ", "))
+	cmd.Flags().BoolVar(&f.cache, "cache", false, "let the kernel cache data and names for a minute: faster, but changes made in DIR underneath can stay unseen")
+	registerCompletions(cmd, g.reg)
 	return cmd
+}
+
+// runMount mounts dir at mountpoint and serves the mount (see serveMount).
+func runMount(g *globals, f mountFlags, dir, mountpoint string) error {
+	mo := mount.Options{Name: remote.Redact(dir), Writable: f.view.writable, Cache: f.cache}
+	if err := parseMountOptions(f.options, &mo); err != nil {
+		return err
+	}
+	if err := mount.CheckMountpoint(mountpoint); err != nil {
+		return err
+	}
+	base, statfs, closer, err := f.view.openBase(dir, false)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	mo.Dir = statfs
+	fsys, err := f.view.build(g, base)
+	if err != nil {
+		return err
+	}
+	return serveMount(g.std, mountpoint, fsys, mo)
 }
 
 // parseMountOptions applies the -o options to mo.

@@ -10,9 +10,32 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/b14fs/b14fs/transform"
 )
 
-func newRootCommand(reg *core.Registry, setup *pluginSetup, std stdio) *cobra.Command {
+// globals are what every command works with: the standard streams, the
+// codecs, and the options every chain of codecs is made with. Each
+// command's constructor, in a file of its own, declares its flags into a
+// struct of its own, and its RunE calls a plain function, runX, with the
+// globals, those flags and its arguments.
+type globals struct {
+	std   stdio
+	reg   *core.Registry
+	chain []transform.Option
+}
+
+// newGlobals returns the globals of a run on std with the codecs of reg:
+// the bencode stages of its chains report their warnings on std.err.
+func newGlobals(std stdio, reg *core.Registry) *globals {
+	return &globals{std: std, reg: reg, chain: []transform.Option{withWarnings(std.err)}}
+}
+
+// newChain returns the chain of spec, made of the codecs of g.
+func (g *globals) newChain(spec string) (core.Codec, error) {
+	return transform.New(g.reg, spec, g.chain...)
+}
+
+func newRootCommand(g *globals, setup *pluginSetup) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "b14fs",
 		Short: "Encode and decode data through chains of codecs",
@@ -37,20 +60,20 @@ Encoding runs the stages left to right, decoding right to left.`,
 			return usageError{errors.New("no command given")}
 		},
 	}
-	root.SetIn(std.in)
-	root.SetOut(std.out)
-	root.SetErr(std.err)
+	root.SetIn(g.std.in)
+	root.SetOut(g.std.out)
+	root.SetErr(g.std.err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
-		newCodecCommand(reg, std, encodeDirection),
-		newCodecCommand(reg, std, decodeDirection),
-		newCodecsCommand(reg, std),
-		newPluginsCommand(setup, std),
-		newMountCommand(reg, std),
-		newServeCommand(reg, std),
-		newCompatCommand(std),
+		newCodecCommand(g, encodeDirection),
+		newCodecCommand(g, decodeDirection),
+		newCodecsCommand(g),
+		newPluginsCommand(g, setup),
+		newMountCommand(g),
+		newServeCommand(g),
+		newCompatCommand(g),
 	)
-	root.AddCommand(newTorrentCommand(reg, std))
+	root.AddCommand(newTorrentCommand(g))
 	return root
 }
 
@@ -81,21 +104,5 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 			return usageError{err}
 		}
 		return nil
-	}
-}
-
-func newCodecsCommand(reg *core.Registry, std stdio) *cobra.Command {
-	return &cobra.Command{
-		Use:   "codecs",
-		Short: "List the codecs, one a line: name, then where it comes from",
-		Args:  args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, e := range reg.List() {
-				if _, err := fmt.Fprintf(std.out, "%s\t%s\n", e.Codec.Name(), e.Origin); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/remote"
 	"github.com/b14fs/b14fs/internal/serve"
 )
@@ -22,11 +21,16 @@ import (
 // passwordEnv names the environment variable serve takes the password from.
 const passwordEnv = "B14FS_PASSWORD"
 
-func newServeCommand(reg *core.Registry, std stdio) *cobra.Command {
-	var view viewFlags
-	var addr, user, passwordFile, tlsCert, tlsKey, urlFile string
-	var quiet bool
-	var maxUpload int64
+// serveFlags are the flags of serve.
+type serveFlags struct {
+	view                                               viewFlags
+	addr, user, passwordFile, tlsCert, tlsKey, urlFile string
+	quiet                                              bool
+	maxUpload                                          int64
+}
+
+func newServeCommand(g *globals) *cobra.Command {
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve [-w] [-c CHAIN] [--addr HOST:PORT] DIR|URL",
 		Short: "Serve DIR with its encoded files shown decoded, over WebDAV and HTTP",
@@ -54,49 +58,54 @@ docs/remote.md).`,
 			"  B14FS_PASSWORD=secret b14fs serve --addr :8384 --tls-cert c.pem --tls-key k.pem ~/vault",
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			dir := a[0]
-			host, _, err := net.SplitHostPort(addr)
-			if err != nil {
-				return usageError{fmt.Errorf("--addr %q: %w", addr, err)}
-			}
-			if (tlsCert == "") != (tlsKey == "") {
-				return usageError{errors.New("--tls-cert and --tls-key go together")}
-			}
-			password, err := readPassword(passwordFile)
-			if err != nil {
-				return err
-			}
-			if password == "" && !serve.IsLoopback(host) {
-				return usageError{fmt.Errorf("--addr %s is not a loopback address: serving it needs a password (--password-file or $%s)", addr, passwordEnv)}
-			}
-			base, _, closer, err := view.openBase(dir, true)
-			if err != nil {
-				return err
-			}
-			defer closer.Close()
-			fsys, err := view.build(cmd, reg, base)
-			if err != nil {
-				return err
-			}
-			var log io.Writer = std.err
-			if quiet {
-				log = nil
-			}
-			h := serve.Handler(fsys, serve.Options{Writable: view.writable, User: user, Password: password, MaxUpload: maxUpload, Log: log})
-			return runServer(std, remote.Redact(dir), addr, h, password != "", tlsCert, tlsKey, urlFile)
+			f.view.suffixSet = cmd.Flags().Changed("suffix")
+			return runServe(g, f, a[0])
 		},
 	}
-	view.add(cmd)
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8384", "listen on `HOST:PORT` (port 0 picks a free one)")
-	cmd.Flags().StringVar(&user, "user", "b14fs", "the user name clients log in with")
-	cmd.Flags().StringVar(&passwordFile, "password-file", "", "require HTTP Basic authentication with the password on the first line of `FILE`")
-	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve HTTPS with the certificate (chain) in PEM `FILE`")
-	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert, PEM `FILE`")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "log no requests")
-	cmd.Flags().Int64Var(&maxUpload, "max-upload", 0, "the largest PUT body in `BYTES` (0: no limit)")
-	cmd.Flags().StringVar(&urlFile, "url-file", "", "write the server's URL to `FILE` once it listens (for scripts)")
-	registerCompletions(cmd, reg)
+	f.view.add(cmd)
+	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:8384", "listen on `HOST:PORT` (port 0 picks a free one)")
+	cmd.Flags().StringVar(&f.user, "user", "b14fs", "the user name clients log in with")
+	cmd.Flags().StringVar(&f.passwordFile, "password-file", "", "require HTTP Basic authentication with the password on the first line of `FILE`")
+	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with the certificate (chain) in PEM `FILE`")
+	cmd.Flags().StringVar(&f.tlsKey, "tls-key", "", "the private key of --tls-cert, PEM `FILE`")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "log no requests")
+	cmd.Flags().Int64Var(&f.maxUpload, "max-upload", 0, "the largest PUT body in `BYTES` (0: no limit)")
+	cmd.Flags().StringVar(&f.urlFile, "url-file", "", "write the server's URL to `FILE` once it listens (for scripts)")
+	registerCompletions(cmd, g.reg)
 	return cmd
+}
+
+// runServe serves dir until SIGINT or SIGTERM (see listenAndServe).
+func runServe(g *globals, f serveFlags, dir string) error {
+	host, _, err := net.SplitHostPort(f.addr)
+	if err != nil {
+		return usageError{fmt.Errorf("--addr %q: %w", f.addr, err)}
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return usageError{errors.New("--tls-cert and --tls-key go together")}
+	}
+	password, err := readPassword(f.passwordFile)
+	if err != nil {
+		return err
+	}
+	if password == "" && !serve.IsLoopback(host) {
+		return usageError{fmt.Errorf("--addr %s is not a loopback address: serving it needs a password (--password-file or $%s)", f.addr, passwordEnv)}
+	}
+	base, _, closer, err := f.view.openBase(dir, true)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	fsys, err := f.view.build(g, base)
+	if err != nil {
+		return err
+	}
+	var log io.Writer = g.std.err
+	if f.quiet {
+		log = nil
+	}
+	h := serve.Handler(fsys, serve.Options{Writable: f.view.writable, User: f.user, Password: password, MaxUpload: f.maxUpload, Log: log})
+	return listenAndServe(g.std, remote.Redact(dir), f.addr, h, password != "", f.tlsCert, f.tlsKey, f.urlFile)
 }
 
 // readPassword returns the first line of file, or $B14FS_PASSWORD when
@@ -117,9 +126,9 @@ func readPassword(file string) (string, error) {
 	return line, nil
 }
 
-// runServer serves h on addr until SIGINT or SIGTERM, then lets the
+// listenAndServe serves h on addr until SIGINT or SIGTERM, then lets the
 // requests in flight finish.
-func runServer(std stdio, dir, addr string, h http.Handler, authenticated bool, tlsCert, tlsKey, urlFile string) error {
+func listenAndServe(std stdio, dir, addr string, h http.Handler, authenticated bool, tlsCert, tlsKey, urlFile string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var urlErr error

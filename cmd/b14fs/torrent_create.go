@@ -17,7 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/remote"
 	"github.com/b14fs/b14fs/torrent"
 )
@@ -39,7 +38,7 @@ type createFlags struct {
 	data                                      dataFlags
 }
 
-func newTorrentCreateCommand(reg *core.Registry, std stdio) *cobra.Command {
+func newTorrentCreateCommand(g *globals) *cobra.Command {
 	var f createFlags
 	cmd := &cobra.Command{
 		Use:   "create [flags] PATH|URL",
@@ -66,7 +65,7 @@ s3://BUCKET/PREFIX; see docs/remote.md.`,
 			"  b14fs torrent create -d -l 18 -a http://a.example/announce,http://b.example/announce -a udp://c.example:80 iso/debian.iso\n" +
 			"  b14fs torrent create --fs-chain base16384 -o photos.torrent ~/vault/photos",
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error { return createTorrent(cmd, reg, std, a[0], &f) },
+		RunE: func(_ *cobra.Command, a []string) error { return runTorrentCreate(g, f, a[0]) },
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.announce, "announce", "a", nil, "a tier of trackers, `URL[,URL...]`; repeat for backup tiers")
@@ -155,8 +154,9 @@ func baseName(path string) string {
 	}
 }
 
-// createTorrent runs 'b14fs torrent create' on path.
-func createTorrent(cmd *cobra.Command, reg *core.Registry, std stdio, path string, f *createFlags) error {
+// runTorrentCreate is torrent create: it makes the torrent of path.
+func runTorrentCreate(g *globals, f createFlags, path string) error {
+	std := g.std
 	o, err := f.options(path)
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ func createTorrent(cmd *cobra.Command, reg *core.Registry, std stdio, path strin
 		}
 	}
 
-	fsys, base, done, err := openCreateData(cmd, reg, path, &f.data)
+	fsys, base, done, err := openCreateData(g, path, &f.data)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func createTorrent(cmd *cobra.Command, reg *core.Registry, std stdio, path strin
 // it: the directory path names (after links), and "." in it; or, for a
 // file, the directory that holds it, and its name there (the name shown
 // of a file stored encoded). A remote location is a directory.
-func openCreateData(cmd *cobra.Command, reg *core.Registry, path string, data *dataFlags) (fs.FS, string, func(), error) {
+func openCreateData(g *globals, path string, data *dataFlags) (fs.FS, string, func(), error) {
 	dir, base := path, "."
 	switch {
 	case remote.IsURL(path):
@@ -253,7 +253,7 @@ func openCreateData(cmd *cobra.Command, reg *core.Registry, path string, data *d
 			dir, base = filepath.Dir(path), filepath.Base(path)
 		}
 	}
-	fsys, done, err := data.open(cmd, reg, dir)
+	fsys, done, err := data.open(g, dir)
 	return fsys, base, done, err
 }
 
@@ -270,14 +270,6 @@ func fileKind(mode fs.FileMode) string {
 		return "a block device"
 	}
 	return "an irregular file"
-}
-
-// stopped reports that a signal stopped the command name (ctx is done
-// with the signal as its cause) and returns the error that ends b14fs
-// with exitInterrupted.
-func stopped(std stdio, name string, ctx context.Context) error {
-	fmt.Fprintf(std.err, "b14fs: %s: %v: stopped\n", name, context.Cause(ctx))
-	return exitError{exitInterrupted}
 }
 
 // parseFormat parses --format.

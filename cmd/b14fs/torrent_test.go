@@ -39,7 +39,7 @@ func validTorrents(t *testing.T) []string {
 
 // showJSON runs 'b14fs torrent show --json file' and decodes its output;
 // ok is false when b14fs rejects the file.
-func showJSON(t *testing.T, file string) (s summary, ok bool) {
+func showJSON(t *testing.T, file string) (s torrent.Summary, ok bool) {
 	var out, errOut bytes.Buffer
 	code := run([]string{"torrent", "show", "--json", file}, stdio{nil, &out, &errOut}, builtin.Registry(), nil)
 	if code == exitData {
@@ -192,7 +192,7 @@ func TestShowMatchesTransmission(t *testing.T) {
 }
 
 // diffTransmission lists the fields of s and tr that differ.
-func diffTransmission(s *summary, tr *trShow) []string {
+func diffTransmission(s *torrent.Summary, tr *trShow) []string {
 	var diffs []string
 	eq := func(field, ours, theirs string) {
 		if ours != theirs {
@@ -388,7 +388,7 @@ func TestShowMatchesLibtorrent(t *testing.T) {
 	}
 }
 
-func diffLibtorrent(s *summary, r *ltInfo) []string {
+func diffLibtorrent(s *torrent.Summary, r *ltInfo) []string {
 	var diffs []string
 	eq := func(field string, ours, theirs any) {
 		if fmt.Sprint(ours) != fmt.Sprint(theirs) {
@@ -502,7 +502,7 @@ func diffLibtorrent(s *summary, r *ltInfo) []string {
 // it is: valid UTF-8 (not the base64 form), a safe path element, at most
 // 240 bytes (libtorrent shortens longer ones). libtorrent makes other
 // names safe in its own way (see torrent.FileEntry.LocalPath for ours).
-func comparable(t text) (string, bool) {
+func comparable(t torrent.Text) (string, bool) {
 	e := string(t)
 	_, safe := torrent.SafePath([]string{e})
 	return e, safe && len(e) <= 240 && !strings.HasPrefix(e, "base64:")

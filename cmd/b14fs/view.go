@@ -9,17 +9,16 @@ import (
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/remote"
 	"github.com/b14fs/b14fs/internal/rootfs"
-	"github.com/b14fs/b14fs/transform"
 )
 
 // viewFlags are the flags of the commands that show a directory of encoded
 // files decoded (mount, serve): one place defines them and builds the view.
 type viewFlags struct {
 	chain, suffix, ext string
+	suffixSet          bool // --suffix was given
 	showAll, writable  bool
 	remote             remote.Options
 }
@@ -70,10 +69,10 @@ func (v *viewFlags) openBase(dir string, follow bool) (base afero.Fs, statfs str
 	return root, dir, root, nil
 }
 
-// build returns the decoded view of base that the flags of cmd ask for.
-// A bad chain or mapping is a usage error.
-func (v *viewFlags) build(cmd *cobra.Command, reg *core.Registry, base afero.Fs) (*fsx.Fs, error) {
-	codec, err := transform.New(reg, v.chain)
+// build returns the decoded view of base that the flags ask for, with the
+// codecs of g. A bad chain or mapping is a usage error.
+func (v *viewFlags) build(g *globals, base afero.Fs) (*fsx.Fs, error) {
+	codec, err := g.newChain(v.chain)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +84,7 @@ func (v *viewFlags) build(cmd *cobra.Command, reg *core.Registry, base afero.Fs)
 			return nil, usageError{fmt.Errorf("--ext %q: want .STORED=.SHOWN", v.ext)}
 		}
 		opts = append(opts, fsx.WithExtension(stored, shown))
-	case cmd.Flags().Changed("suffix"):
+	case v.suffixSet:
 		opts = append(opts, fsx.WithSuffix(v.suffix))
 	}
 	if v.showAll {

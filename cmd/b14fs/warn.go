@@ -6,6 +6,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/plugins/bencode"
+	"github.com/b14fs/b14fs/transform"
 )
 
 // warner returns the function that writes a bencode warning to w, as a
@@ -19,19 +20,14 @@ func warner(w io.Writer, where string) func(bencode.Warning) {
 	}
 }
 
-// withWarnings returns a registry of the codecs of reg in which the bencode
-// codec reports its warnings (what lenient mode accepted, such as a newline
-// after the value) to w.
-func withWarnings(reg *core.Registry, w io.Writer) *core.Registry {
-	out := new(core.Registry)
-	for _, e := range reg.List() {
-		c := e.Codec
+// withWarnings returns the option that has each bencode stage of a chain
+// report its warnings (what lenient mode accepted, such as a newline after
+// the value) to w.
+func withWarnings(w io.Writer) transform.Option {
+	return transform.MapStages(func(c core.Codec) core.Codec {
 		if bc, ok := c.(*bencode.Codec); ok {
-			c = bc.WithWarn(warner(w, ""))
+			return bc.WithWarn(warner(w, ""))
 		}
-		if err := out.Register(c, e.Origin); err != nil {
-			panic(err) // the names were registered in reg
-		}
-	}
-	return out
+		return c
+	})
 }

@@ -153,6 +153,48 @@ func checkBlocks(t *testing.T, bc core.BlockCodec, in, enc []byte) {
 	}
 }
 
+// checkText checks the codecs a core.Texter sets out for people (see
+// textProblems).
+func checkText(t *testing.T, tc core.Texter, in, enc []byte) {
+	t.Helper()
+	for _, p := range textProblems(tc, in, enc) {
+		t.Error(p)
+	}
+}
+
+// textProblems returns what is wrong with the codecs tc sets out for
+// people: each must be refused with a *core.OptionError, if at all, and
+// decode what it encodes and what tc encodes (enc) back to in.
+func textProblems(tc core.Texter, in, enc []byte) []string {
+	var problems []string
+	options := []core.TextOptions{{}, {SkipGarbage: true}}
+	if tc.WritesText() {
+		options = append(options, core.TextOptions{Wrap: 3, WrapSet: true}, core.TextOptions{WrapSet: true})
+	}
+	for _, o := range options {
+		c, err := tc.Text(o)
+		var oe *core.OptionError
+		if errors.As(err, &oe) {
+			continue
+		}
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("Text(%+v): %v, want nil or a *core.OptionError", o, err))
+			continue
+		}
+		text, err := readAll(c.NewEncodeReader(bytes.NewReader(in)))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("Text(%+v): encode: %v", o, err))
+			continue
+		}
+		for _, src := range [][]byte{text, enc} {
+			if got, err := readAll(c.NewDecodeReader(bytes.NewReader(src))); err != nil || !bytes.Equal(got, in) {
+				problems = append(problems, fmt.Sprintf("Text(%+v): decoding %q: got %q, %v; want the input", o, clip(src), clip(got), err))
+			}
+		}
+	}
+	return problems
+}
+
 // blockStarts returns the plain offsets of the blocks of n bytes to check:
 // all of them for short data, else the first and last 64 and 64 between.
 func blockStarts(n, block int) []int64 {

@@ -50,6 +50,10 @@ var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 //     Layout.EncodedOffset agree with the real encodings at every block
 //     boundary, a decoder started at any block boundary decodes the rest,
 //     and blocks declared independent encode the same alone;
+//   - for a core.Texter, each codec Text makes (unless it refuses the
+//     TextOptions with a *core.OptionError) decodes what it encodes and
+//     what c encodes: text for people is laid out otherwise, never
+//     encoded otherwise;
 //   - corrupt encodings (truncated, a byte changed, a byte added) are
 //     rejected, if at all, with a *core.DataError matching
 //     core.ErrInvalidData at an offset inside the input, the same in pull
@@ -76,6 +80,9 @@ func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 			checkReset(t, c, in, enc)
 			if bc, ok := c.(core.BlockCodec); ok {
 				checkBlocks(t, bc, in, enc)
+			}
+			if tc, ok := c.(core.Texter); ok {
+				checkText(t, tc, in, enc)
 			}
 			checkCorrupt(t, c, enc)
 		})

@@ -34,7 +34,10 @@
 // and with SkipGarbage every other byte that starts no unit of the
 // alphabet; Strict skips nothing. Nothing is skipped in the raw form.
 // Encoding writes line breaks only when asked (Wrap, Newline): the
-// defaults give the reference's bytes.
+// defaults give the reference's bytes. A Codec's Text method
+// (core.Texter) asks for them as command lines do: the UTF-8 form ending
+// with a line break unless newline=false, in lines when the caller says,
+// and decoding that skips garbage.
 //
 // # Streams
 //

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/b14fs/b14fs/core"
 )
 
 // Codec is base16384 as a core.Codec. It is Configurable (options form,
 // bom, strict and checksum, the string forms of the Options), a Suffixer
-// (".b14") and a BlockCodec: every 7 plain bytes make one block of 8 encoded
-// bytes (12 in the UTF-8 form).
+// (".b14"), a Texter (its UTF-8 form is text for people) and a
+// BlockCodec: every 7 plain bytes make one block of 8 encoded bytes (12 in
+// the UTF-8 form).
 //
 // Decoding detects the form and a byte order mark by itself, whatever the
 // options, and may start at any block boundary of a stream, unless the
@@ -28,6 +30,7 @@ var (
 	_ core.Suffixer     = (*Codec)(nil)
 	_ core.BlockCodec   = (*Codec)(nil)
 	_ core.OptionLister = (*Codec)(nil)
+	_ core.Texter       = (*Codec)(nil)
 )
 
 // NewCodec returns the codec with the given options. Without any, it writes
@@ -100,6 +103,7 @@ func configured(cfg config, opts core.Options) (core.Codec, error) {
 			cfg.wrap, err = opt.IntIn(Name, 0, math.MaxInt)
 		case "newline":
 			cfg.newline, err = opt.Bool(Name)
+			cfg.newlineOff = !cfg.newline
 		case "garbage":
 			err = opt.OneOf(Name, "reject", "skip")
 			cfg.skipGarbage = opt.Value == "skip"
@@ -110,20 +114,59 @@ func configured(cfg config, opts core.Options) (core.Codec, error) {
 			return nil, err
 		}
 	}
-	if key, err := cfg.check(); err != nil {
+	return cfg.codec(func(key string) string {
 		value := ""
 		for _, opt := range opts {
 			if opt.Key == key {
 				value = opt.Value
 			}
 		}
-		return nil, &core.OptionError{Codec: Name, Key: key, Value: value, Err: fmt.Errorf("%w: %w", core.ErrBadOptionValue, err)}
+		return value
+	})
+}
+
+// text returns the codec of cfg set out for people as o says (see
+// core.Texter): the UTF-8 form ending with a line break unless the options
+// said newline=false, o's lines, and decoding that skips garbage when o
+// asks.
+func (cfg config) text(o core.TextOptions) (core.Codec, error) {
+	if o.WrapSet {
+		cfg.wrap = o.Wrap
+	}
+	cfg.newline = cfg.newline || cfg.utf8 && !cfg.newlineOff
+	cfg.skipGarbage = cfg.skipGarbage || o.SkipGarbage
+	return cfg.codec(func(key string) string {
+		if key == "wrap" {
+			return strconv.Itoa(cfg.wrap)
+		}
+		return "skip" // garbage: the one other key check names here
+	})
+}
+
+// codec returns the codec of cfg: a *Codec, or a *TextCodec when its
+// streams have no fixed-size blocks. When options contradict each other,
+// it returns the *core.OptionError of the one check names, with the value
+// that value gives for its key.
+func (cfg config) codec(value func(key string) string) (core.Codec, error) {
+	if key, err := cfg.check(); err != nil {
+		return nil, &core.OptionError{Codec: Name, Key: key, Value: value(key), Err: fmt.Errorf("%w: %w", core.ErrBadOptionValue, err)}
 	}
 	if !cfg.blocks() {
 		return &TextCodec{cfg: cfg}, nil
 	}
 	return &Codec{cfg: cfg}, nil
 }
+
+// WritesText reports whether the encoder writes the UTF-8 form (form=utf8),
+// which is text, rather than raw UTF-16BE (core.Texter).
+func (c *Codec) WritesText() bool { return c.cfg.utf8 }
+
+// Text returns the codec set out for people (core.Texter): the UTF-8 form
+// ends with a line break (newline=true) unless the options said
+// newline=false, o.Wrap sets its lines (wrap=N) and o.SkipGarbage makes
+// decoding skip garbage (garbage=skip). What o asks for that the options
+// contradict, such as lines of the raw form, is a *core.OptionError.
+func (c *Codec) Text(o core.TextOptions) (core.Codec, error) { return c.cfg.text(o) }
 
 // NewEncodeReader returns a reader of the encoding of r with the codec's
 // options.

@@ -10,6 +10,7 @@ type config struct {
 	checksum    bool // write and verify the C CLI's checksum in the pad bits
 	wrap        int  // write a line break after every wrap units (UTF-8 form), 0: none
 	newline     bool // end the UTF-8 form with a line break
+	newlineOff  bool // the options said newline=false: Text adds no line break
 	skipGarbage bool // skip bytes outside the alphabet when decoding the UTF-8 form
 }
 

@@ -285,3 +285,79 @@ func TestLayoutText(t *testing.T) {
 		}
 	}
 }
+
+// TestText checks the codec that Text sets out for people: a final line
+// break unless newline=false, lines as TextOptions or the options say,
+// garbage skipped when asked, and what contradicts the options refused.
+func TestText(t *testing.T) {
+	o := func(kv ...string) []core.Option {
+		var opts []core.Option
+		for i := 0; i < len(kv); i += 2 {
+			opts = append(opts, core.Option{Key: kv[i], Value: kv[i+1]})
+		}
+		return opts
+	}
+	u14 := EncodeToString([]byte("12345671234567"))
+	tests := []struct {
+		opts []core.Option
+		text core.TextOptions
+		want string // the encoding of "12345671234567"
+	}{
+		{o("form", "utf8"), core.TextOptions{}, u14 + "\n"},
+		{o("form", "utf8", "newline", "false"), core.TextOptions{}, u14},
+		{o("form", "utf8", "newline", "true", "newline", "false"), core.TextOptions{}, u14},
+		{o("form", "utf8"), core.TextOptions{Wrap: 3, WrapSet: true}, "婌焳廔\n萷婌焳\n廔萷\n"},
+		{o("form", "utf8", "wrap", "3"), core.TextOptions{}, "婌焳廔\n萷婌焳\n廔萷\n"},
+		{o("form", "utf8", "wrap", "3"), core.TextOptions{WrapSet: true}, u14 + "\n"},
+		{nil, core.TextOptions{}, string(Encode([]byte("12345671234567")))},
+	}
+	for _, tc := range tests {
+		c := withOptions(t, tc.opts...).(core.Texter)
+		if c.WritesText() != (tc.opts != nil) {
+			t.Errorf("%v: WritesText = %v", tc.opts, c.WritesText())
+		}
+		pc, err := c.Text(tc.text)
+		if err != nil {
+			t.Errorf("%v: Text(%+v): %v", tc.opts, tc.text, err)
+			continue
+		}
+		if got := encodeWithCodec(t, pc, []byte("12345671234567")); string(got) != tc.want {
+			t.Errorf("%v: Text(%+v) encodes %q, want %q", tc.opts, tc.text, got, tc.want)
+		}
+		// The text codec is a Texter too, and Text again changes nothing.
+		again, err := pc.(core.Texter).Text(core.TextOptions{})
+		if err != nil || string(encodeWithCodec(t, again, []byte("12345671234567"))) != tc.want {
+			t.Errorf("%v: Text(%+v), then Text: %v", tc.opts, tc.text, err)
+		}
+	}
+
+	garbage := []byte("婌焳 廔。萷")
+	if _, err := decodeWithCodec(withOptions(t), garbage); err == nil {
+		t.Fatal("garbage decodes without SkipGarbage")
+	}
+	for _, opts := range [][]core.Option{nil, o("form", "utf8")} {
+		c, err := withOptions(t, opts...).(core.Texter).Text(core.TextOptions{SkipGarbage: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := decodeWithCodec(c, garbage); err != nil || string(got) != "1234567" {
+			t.Errorf("%v: SkipGarbage decodes %q, %v", opts, got, err)
+		}
+	}
+
+	for _, tc := range []struct {
+		opts       []core.Option
+		text       core.TextOptions
+		key, value string
+	}{
+		{nil, core.TextOptions{Wrap: 3, WrapSet: true}, "wrap", "3"},
+		{o("form", "utf8"), core.TextOptions{Wrap: -1, WrapSet: true}, "wrap", "-1"},
+		{o("strict", "true"), core.TextOptions{SkipGarbage: true}, "garbage", "skip"},
+	} {
+		_, err := withOptions(t, tc.opts...).(core.Texter).Text(tc.text)
+		var oe *core.OptionError
+		if !errors.As(err, &oe) || oe.Key != tc.key || oe.Value != tc.value || !errors.Is(err, core.ErrBadOptionValue) {
+			t.Errorf("%v: Text(%+v) = %v; want a bad value %s=%s", tc.opts, tc.text, err, tc.key, tc.value)
+		}
+	}
+}

@@ -21,6 +21,7 @@ var (
 	_ core.Configurable = (*TextCodec)(nil)
 	_ core.Suffixer     = (*TextCodec)(nil)
 	_ core.OptionLister = (*TextCodec)(nil)
+	_ core.Texter       = (*TextCodec)(nil)
 )
 
 // OptionDocs lists the options WithOptions takes.
@@ -42,6 +43,13 @@ func (c *TextCodec) Suffix() string { return ".b14" }
 func (c *TextCodec) WithOptions(opts core.Options) (core.Codec, error) {
 	return configured(c.cfg, opts)
 }
+
+// WritesText reports whether the encoder writes the UTF-8 form, as
+// Codec.WritesText does.
+func (c *TextCodec) WritesText() bool { return c.cfg.utf8 }
+
+// Text returns the codec set out for people, as Codec.Text does.
+func (c *TextCodec) Text(o core.TextOptions) (core.Codec, error) { return c.cfg.text(o) }
 
 // NewEncodeReader returns a reader of the encoding of r, with the line
 // breaks the options ask for.
