@@ -75,7 +75,8 @@ func Configure(c Codec, opts Options) (Codec, error) {
 }
 
 // A Suffixer codec suggests a file name suffix for its encoded form, such as
-// ".b14". The suffix includes the leading dot.
+// ".b14". The suffix includes the leading dot; "" suggests none (a plugin
+// host's codecs are Suffixers whether or not their plugin suggests one).
 type Suffixer interface {
 	Codec
 	Suffix() string

@@ -67,7 +67,7 @@ func TestParseErrors(t *testing.T) {
 
 func registry(t *testing.T) *core.Registry {
 	var r core.Registry
-	for _, c := range []core.Codec{testcodec.Hex{}, testcodec.Xor{Key: 0x5A}} {
+	for _, c := range []core.Codec{codectest.Hex{}, testcodec.Xor{Key: 0x5A}} {
 		if err := r.Register(c, core.OriginBuiltin); err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestSingleStageIsTheCodec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.(testcodec.Hex); !ok {
+	if _, ok := c.(codectest.Hex); !ok {
 		t.Errorf("one-stage chain is %T, want the stage's codec itself", c)
 	}
 }
@@ -174,7 +174,7 @@ func TestConfigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(codecs) != 2 || codecs[0] != (testcodec.Xor{Key: 1}) || codecs[1] != (testcodec.Hex{}) {
+	if len(codecs) != 2 || codecs[0] != (testcodec.Xor{Key: 1}) || codecs[1] != (codectest.Hex{}) {
 		t.Fatalf("Configure = %#v; want xor with key 1, then hex", codecs)
 	}
 	// A codec of the caller's takes a stage's place.
@@ -203,7 +203,7 @@ func TestMapStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []core.Codec{testcodec.Xor{Key: 1}, testcodec.Hex{}}; !reflect.DeepEqual(seen, want) {
+	if want := []core.Codec{testcodec.Xor{Key: 1}, codectest.Hex{}}; !reflect.DeepEqual(seen, want) {
 		t.Errorf("MapStages saw %v; want %v", seen, want)
 	}
 	got, err := io.ReadAll(c.NewEncodeReader(strings.NewReader("a")))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/core/codectest"
 	"github.com/b14fs/b14fs/internal/testcodec"
 	"github.com/b14fs/b14fs/plugins/rpc"
 )
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(withPluginDir{m}, map[string]func(){
 		"b14fs": func() {
 			reg := builtin.Registry()
-			for _, c := range []core.Codec{testcodec.Hex{}, testcodec.Xor{Key: 0x5A}} {
+			for _, c := range []core.Codec{codectest.Hex{}, testcodec.Xor{Key: 0x5A}} {
 				if err := reg.Register(c, "test"); err != nil {
 					panic(err)
 				}

@@ -2,12 +2,17 @@ package codectest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/pprof"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -519,7 +524,10 @@ func (m watchedMemory) Len() int {
 const abandoned = 1000
 
 // checkAbandoned opens streams, reads or writes a little, and closes them;
-// once all are closed, no goroutine they started may be left.
+// once all are closed, no goroutine they started may be left. The streams
+// run under a profiler label that every goroutine they start inherits, so
+// that only those count, whatever else the process runs (tests in
+// parallel, a plugin's connections).
 func checkAbandoned(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
 	i := slices.IndexFunc(inputs, func(in []byte) bool { return len(in) > 1 })
 	if i < 0 || len(encodings[i]) < 2 {
@@ -529,26 +537,53 @@ func checkAbandoned(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
 	for _, d := range ds { // warm up: a plugin starts on first use
 		readAll(d.pull(bytes.NewReader(d.src)))
 	}
-	before := runtime.NumGoroutine()
-	for k := range abandoned {
-		d := ds[k%2]
-		if k%4 < 2 {
-			r := d.pull(bytes.NewReader(d.src))
-			r.Read(make([]byte, 1))
-			r.Close()
-		} else {
-			w := d.push(io.Discard)
-			w.Write(d.src[:1])
-			w.Close()
+	label := fmt.Sprintf("abandoned-%d", abandonedRuns.Add(1))
+	pprof.Do(context.Background(), pprof.Labels("codectest", label), func(context.Context) {
+		for k := range abandoned {
+			d := ds[k%2]
+			if k%4 < 2 {
+				r := d.pull(bytes.NewReader(d.src))
+				r.Read(make([]byte, 1))
+				r.Close()
+			} else {
+				w := d.push(io.Discard)
+				w.Write(d.src[:1])
+				w.Close()
+			}
 		}
-	}
+	})
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+	for {
+		n, stacks := labeledGoroutines(label)
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d goroutines started by %d partly used streams are left after they were closed:\n%s", n, abandoned, stacks)
+			return
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<16)
-		buf = buf[:runtime.Stack(buf, true)]
-		t.Errorf("%d goroutines left after closing %d partly used streams (%d before):\n%s", n-before, abandoned, before, buf)
+}
+
+// abandonedRuns numbers the runs of checkAbandoned, for their labels.
+var abandonedRuns atomic.Int64
+
+// labeledGoroutines returns how many goroutines carry the profiler label
+// codectest=label, and their stacks.
+func labeledGoroutines(label string) (int, string) {
+	var buf bytes.Buffer
+	pprof.Lookup("goroutine").WriteTo(&buf, 1)
+	want := fmt.Sprintf("%q:%q", "codectest", label)
+	n := 0
+	var stacks strings.Builder
+	for _, rec := range strings.Split(buf.String(), "\n\n") {
+		if !strings.Contains(rec, want) {
+			continue
+		}
+		count, _ := strconv.Atoi(strings.Fields(rec)[0])
+		n += count
+		stacks.WriteString(rec + "\n\n")
 	}
+	return n, stacks.String()
 }

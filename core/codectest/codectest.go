@@ -42,6 +42,8 @@ var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 //     the push encoder gives them for any write size; both decoders give
 //     back the input; Close flushes without closing the underlying writer;
 //     and an error from the source reaches the reader;
+//   - push streams neither change the bytes written to them nor keep them
+//     past Write;
 //   - after Close, Read and Write fail with core.ErrClosed and Close returns
 //     nil again;
 //   - Reset (core.ReaderResetter, core.WriterResetter) gives the output of
@@ -50,6 +52,11 @@ var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 //     Layout.EncodedOffset agree with the real encodings at every block
 //     boundary, a decoder started at any block boundary decodes the rest,
 //     and blocks declared independent encode the same alone;
+//   - for a core.Configurable, an unknown option is refused with a
+//     *core.OptionError matching core.ErrUnknownOption; for a
+//     core.OptionLister, every listed key is known: each listed value is
+//     taken, or refused as a value;
+//   - for a core.Suffixer, the suffix (if any) can end a file name;
 //   - for a core.Texter, each codec Text makes (unless it refuses the
 //     TextOptions with a *core.OptionError) decodes what it encodes and
 //     what c encodes: text for people is laid out otherwise, never
@@ -78,6 +85,7 @@ func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 			checkForm(t, "decode", c.NewDecodeReader, c.NewDecodeWriter, enc, in)
 			checkClose(t, c, in, enc)
 			checkReset(t, c, in, enc)
+			checkCallerBytes(t, c, in, enc)
 			if bc, ok := c.(core.BlockCodec); ok {
 				checkBlocks(t, bc, in, enc)
 			}
@@ -86,6 +94,12 @@ func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 			}
 			checkCorrupt(t, c, enc)
 		})
+	}
+	if cc, ok := c.(core.Configurable); ok {
+		t.Run("options", func(t *testing.T) { checkOptions(t, cc) })
+	}
+	if s, ok := c.(core.Suffixer); ok {
+		t.Run("suffix", func(t *testing.T) { checkSuffix(t, s) })
 	}
 	t.Run("concurrent", func(t *testing.T) { checkConcurrent(t, c, inputs, encodings) })
 	t.Run("released", func(t *testing.T) { checkReleased(t, c, inputs, encodings) })

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/core/codectest"
 	"github.com/b14fs/b14fs/internal/testcodec"
 	"github.com/b14fs/b14fs/plugins/rpc"
 )
@@ -53,20 +54,20 @@ var stderr = os.Stderr
 
 func main() {
 	name := strings.TrimPrefix(filepath.Base(os.Args[0]), rpc.PluginPrefix)
-	var c core.Codec = renamed{testcodec.Hex{}, name}
+	var c core.Codec = renamed{codectest.Hex{}, name}
 	switch name {
 	case "xor", "xor2":
 		c = listedXor{testcodec.Xor{Key: 0x5A}, name}
 	case "crash":
 		c = crash{}
 	case "liar":
-		c = testcodec.Hex{}
+		c = codectest.Hex{}
 	case "forger":
 		c = forger{offset: -5}
 	case "stall":
-		c = stall{renamed{testcodec.Hex{}, name}}
+		c = stall{renamed{codectest.Hex{}, name}}
 	case "freeze":
-		c = freeze{renamed{testcodec.Hex{}, name}}
+		c = freeze{renamed{codectest.Hex{}, name}}
 	case "spawner":
 		child := exec.Command("sleep", "1000")
 		child.Stderr = os.Stderr
@@ -77,7 +78,7 @@ func main() {
 			panic(err)
 		}
 	case "badsuffix":
-		c = badSuffix{renamed{testcodec.Hex{}, name}}
+		c = badSuffix{renamed{codectest.Hex{}, name}}
 	case "badaddr":
 		fmt.Println("1|1|tcp|127.0.0.1:9|grpc")
 		time.Sleep(time.Minute)
@@ -87,16 +88,16 @@ func main() {
 		time.Sleep(time.Minute)
 		return
 	case "env":
-		c = env{renamed{testcodec.Hex{}, name}}
+		c = env{renamed{codectest.Hex{}, name}}
 	case "talker":
-		c = talker{renamed{testcodec.Hex{}, name}}
+		c = talker{renamed{codectest.Hex{}, name}}
 	}
 	rpc.Serve(c)
 }
 
 // forger forges its errors and logs.
 type forger struct {
-	testcodec.Hex
+	codectest.Hex
 	offset int64
 }
 
@@ -166,8 +167,17 @@ type listedXor struct {
 
 func (x listedXor) Name() string { return x.name }
 
+// WithOptions takes xor's key=N, and mode=a or mode=b, which change nothing.
 func (x listedXor) WithOptions(opts core.Options) (core.Codec, error) {
-	c, err := x.Xor.WithOptions(opts)
+	var keys core.Options
+	for _, opt := range opts {
+		if opt.Key != "mode" {
+			keys = append(keys, opt)
+		} else if err := opt.OneOf(x.name, "a", "b"); err != nil {
+			return nil, err
+		}
+	}
+	c, err := x.Xor.WithOptions(keys)
 	if err != nil {
 		var oe *core.OptionError
 		if errors.As(err, &oe) {
@@ -217,14 +227,14 @@ func (badSuffix) Suffix() string { return "/../../x" }
 
 // renamed is hex under another name.
 type renamed struct {
-	testcodec.Hex
+	codectest.Hex
 	name string
 }
 
 func (r renamed) Name() string { return r.name }
 
 // crash is a codec whose streams kill the process.
-type crash struct{ testcodec.Hex }
+type crash struct{ codectest.Hex }
 
 func (crash) Name() string                               { return "crash" }
 func (crash) NewEncodeWriter(w io.Writer) io.WriteCloser { return exiter{} }
