@@ -121,6 +121,7 @@ type Reader struct {
 	srcErr error // the source's error, io.EOF included
 	held   error // the source's error other than io.EOF, returned once dst is drained
 	err    error // the end of the stream, returned once dst is drained
+	used   bool  // the Transformer has been called since its last Reset
 	closed bool
 	hand   Writer      // the push stream WriteTo hands the source over to
 	count  countWriter // WriteTo's destination, counted
@@ -201,7 +202,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 func (r *Reader) Close() error {
 	if !r.closed {
 		r.closed, r.d0, r.d1 = true, 0, 0
-		r.t.Reset()
+		r.release()
 	}
 	return nil
 }
@@ -209,7 +210,7 @@ func (r *Reader) Close() error {
 // Reset makes r read the output of its Transformer over src from the start,
 // keeping its buffers, also after Close.
 func (r *Reader) Reset(src io.Reader) {
-	r.t.Reset()
+	r.release()
 	*r = Reader{r: src, t: r.t, src: r.src, dst: r.dst, hand: Writer{src: r.hand.src[:0]}}
 }
 
@@ -217,7 +218,15 @@ func (r *Reader) Reset(src io.Reader) {
 // releases the Transformer.
 func (r *Reader) end(err error) {
 	r.err = err
-	r.t.Reset()
+	r.release()
+}
+
+// release resets the Transformer, unless it is as new.
+func (r *Reader) release() {
+	if r.used {
+		r.t.Reset()
+		r.used = false
+	}
 }
 
 // fill runs the Transformer until it makes output or the stream ends,
@@ -229,6 +238,7 @@ func (r *Reader) fill() {
 	for empty := 0; ; {
 		if r.s0 < r.s1 || r.srcErr == io.EOF {
 			atEOF := r.srcErr == io.EOF
+			r.used = true
 			nDst, nSrc, err := r.t.Transform(r.dst, r.src[r.s0:r.s1], atEOF)
 			r.d0, r.d1 = 0, nDst
 			if !isStep(err) {
@@ -292,6 +302,7 @@ func (r *Reader) handOff(src io.WriterTo, w io.Writer) (int64, error) {
 		err = r.hand.Close()
 	}
 	r.srcErr = io.EOF
+	r.used = r.used || r.hand.used
 	if err == nil {
 		r.end(io.EOF)
 	} else {
@@ -324,6 +335,7 @@ type Writer struct {
 	src    []byte // input written and not consumed: a unit split between writes, at most srcSize bytes
 	off    int64  // the input consumed
 	err    error  // the first data error or error of w
+	used   bool   // the Transformer has been called since its last Reset
 	closed bool
 }
 
@@ -399,6 +411,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 // writing out its output, and returns the bytes of in consumed.
 func (w *Writer) step(in []byte, atEOF bool) (int, error) {
 	consumed := 0
+	w.used = true
 	for {
 		nDst, nSrc, err := w.t.Transform(w.dst, in[consumed:], atEOF)
 		if nDst > 0 {
@@ -406,32 +419,46 @@ func (w *Writer) step(in []byte, atEOF bool) (int, error) {
 				return consumed + nSrc, w.fail(werr)
 			}
 		}
-		if !isStep(err) {
-			return consumed + nSrc, w.fail(offsetBy(err, w.off))
-		}
 		consumed += nSrc
 		w.off += int64(nSrc)
-		switch {
-		case err == ErrShortDst && nDst+nSrc > 0:
-			continue // more output for the room made
+		switch progress := nDst+nSrc > 0; {
+		case err == nil:
+			if !atEOF || consumed == len(in) {
+				return consumed, nil
+			}
+			if !progress {
+				return consumed, w.fail(errNoProgress)
+			}
 		case err == ErrShortDst:
-			return consumed, w.fail(errNoProgress)
-		case atEOF && err == nil && consumed == len(in):
-			return consumed, nil
-		case atEOF && nDst+nSrc == 0:
-			return consumed, w.fail(errNoProgress)
-		case atEOF:
-			continue
+			if !progress {
+				return consumed, w.fail(errNoProgress)
+			}
+		case err == ErrShortSrc:
+			if !atEOF {
+				return consumed, nil
+			}
+			if !progress {
+				return consumed, w.fail(errNoProgress)
+			}
+		default:
+			return consumed, w.fail(offsetBy(err, w.off-int64(nSrc)))
 		}
-		return consumed, nil
 	}
 }
 
 // fail ends the stream with err and releases the Transformer.
 func (w *Writer) fail(err error) error {
 	w.err = err
-	w.t.Reset()
+	w.release()
 	return err
+}
+
+// release resets the Transformer, unless it is as new.
+func (w *Writer) release() {
+	if w.used {
+		w.t.Reset()
+		w.used = false
+	}
 }
 
 // Close transforms what is kept back as the end of the input, writing the
@@ -451,13 +478,13 @@ func (w *Writer) Close() error {
 		return err
 	}
 	w.src = w.src[:0]
-	w.t.Reset()
+	w.release()
 	return nil
 }
 
 // Reset makes w write the output of its Transformer over a new input into
 // dst, keeping its buffers. Input kept back and not yet closed is dropped.
 func (w *Writer) Reset(dst io.Writer) {
-	w.t.Reset()
-	*w = Writer{w: dst, t: w.t, dst: w.dst, src: w.src[:0]}
+	w.release()
+	w.w, w.src, w.off, w.err, w.closed = dst, w.src[:0], 0, nil, false
 }

@@ -60,7 +60,7 @@ type encoder struct {
 	started bool // the byte order mark (if any) is written
 }
 
-func (e *encoder) Reset() { e.enc, e.started = newEncodeState(e.enc.cfg), false }
+func (e *encoder) Reset() { e.enc.sum, e.started = checksumInit, false }
 
 func (e *encoder) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
 	if !e.started {
@@ -71,7 +71,14 @@ func (e *encoder) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err er
 		nDst = copy(dst, h)
 		e.started = true
 	}
-	if g := min(len(src)/7, (len(dst)-nDst)/int(e.enc.cfg.encodedLen(7))); g > 0 {
+	g, unit := len(src)/7, 8
+	if e.enc.cfg.utf8 {
+		unit = 12
+	}
+	if room := len(dst) - nDst; g*unit > room {
+		g = room / unit
+	}
+	if g > 0 {
 		nDst += e.enc.groups(dst[nDst:], src[:7*g])
 		nSrc = 7 * g
 	}
