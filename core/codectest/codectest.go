@@ -49,7 +49,9 @@ var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 //   - for a core.BlockCodec, Layout, WriteLayout, EncodedLen and
 //     Layout.EncodedOffset agree with the real encodings at every block
 //     boundary, a decoder started at any block boundary decodes the rest,
-//     and blocks declared independent encode the same alone;
+//     and blocks declared independent encode the same alone; a codec whose
+//     WriteLayout declares no blocks (core.ErrNoLayout) has every layout
+//     its Layout finds in its encodings checked against them;
 //   - for a core.Texter, each codec Text makes (unless it refuses the
 //     TextOptions with a *core.OptionError) decodes what it encodes and
 //     what c encodes: text for people is laid out otherwise, never

@@ -22,11 +22,10 @@
 // decodes whole buffers in the style of encoding/base64: Encode,
 // AppendEncode, Decode, AppendDecode and the length methods. StdEncoding
 // is the reference encoding the package functions use. NewCodec(opts...)
-// is the same configuration as a core.Codec, for streams and chains, and
-// NewTextCodec(opts...) the one for text with line breaks, which has no
-// fixed-size blocks; the chain options (form=utf8, bom=true, strict=true,
-// checksum=true, wrap=N, newline=true, garbage=skip) map onto the same
-// Options.
+// is the same configuration as a core.Codec, for streams and chains; the
+// chain options (form=utf8, bom=true, strict=true, checksum=true, wrap=N,
+// newline=true, garbage=skip) map onto the same Options. Options never
+// contradict each other: New and NewCodec take any of them.
 //
 // # Text
 //
