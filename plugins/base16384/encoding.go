@@ -152,7 +152,10 @@ func (e *Encoding) Encode(dst, src []byte) int {
 // AppendEncode appends the encoding of src to dst and returns the extended
 // buffer.
 func (e *Encoding) AppendEncode(dst, src []byte) []byte {
-	n := e.EncodedLen(len(src))
+	n := EncodeLen(len(src)) // inlined for the raw form, StdEncoding's
+	if !e.cfg.plain() {
+		n = e.EncodedLen(len(src))
+	}
 	dst = slices.Grow(dst, n)
 	encodeRaw(e, dst[len(dst):len(dst)+n], src)
 	return dst[:len(dst)+n]
