@@ -112,13 +112,20 @@ type TextOptions struct {
 	SkipGarbage bool
 }
 
-// A BlockCodec's encoded stream is an optional header followed by
+// A BlockCodec's encoded stream may be an optional header followed by
 // fixed-size blocks, each of which decodes on its own to a fixed number of
 // plain bytes (the last block may be shorter). This lets sizes and offsets map
 // between the plain and the encoded form in O(1), so a filesystem can report
 // decoded sizes and read at any offset without decoding a whole file: a
 // decoder started at the first byte of any block decodes the rest of the
 // stream.
+//
+// Whether a stream has blocks is said at run time, one way: by an error
+// matching ErrNoLayout. Layout returns one for a stored stream whose blocks
+// are not where their sizes say, and WriteLayout for a codec whose own
+// streams have no fixed blocks (such as text broken into lines); callers
+// then treat the streams as any codec's, decoded from their start and
+// written whole.
 //
 // What a filesystem needs to know to change such a stream in place is
 // declared, never found out by experiment: the header the codec writes, its
@@ -129,13 +136,19 @@ type BlockCodec interface {
 	Codec
 	// Layout inspects a stored encoded stream of the given size (reading
 	// only the few bytes it needs, such as a header and the tail) and
-	// returns how it maps to plain data. It returns a *DataError when the
-	// stream cannot be a valid encoding.
+	// returns how it maps to plain data. It returns an error matching
+	// ErrNoLayout when the stream, which may well decode, has no blocks
+	// where their sizes say, and a *DataError when it cannot be a valid
+	// encoding.
 	Layout(r io.ReaderAt, size int64) (Layout, error)
 	// WriteLayout returns the layout of the streams this codec writes, with
 	// Size 0: the header it writes first, its block sizes, its form, and
-	// whether its blocks are independent.
-	WriteLayout() Layout
+	// whether its blocks are independent. Layout returns the same, with the
+	// decoded size, for every stream the codec writes. When those streams
+	// have no fixed blocks, WriteLayout returns an error matching
+	// ErrNoLayout instead (Layout may still find blocks in a stream that
+	// has them).
+	WriteLayout() (Layout, error)
 	// EncodedLen returns the encoded size of n plain bytes, without any
 	// header the codec may write.
 	EncodedLen(n int64) int64

@@ -22,8 +22,10 @@ var (
 	ErrClosed = errors.New("use of closed stream")
 	// ErrNoLayout is matched by the error a BlockCodec's Layout returns for
 	// a stream that may well decode but whose blocks are not where their
-	// sizes say, such as text with line breaks between its blocks: callers
-	// decode it from its start instead.
+	// sizes say, such as text with line breaks between its blocks, and by
+	// the error its WriteLayout returns when the streams it writes have no
+	// fixed blocks: callers decode such streams from their start, and write
+	// them whole.
 	ErrNoLayout = errors.New("no block layout")
 )
 

@@ -1,13 +1,11 @@
 package fsx
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/spf13/afero"
 )
 
@@ -19,24 +17,9 @@ import (
 // is then the tail of the encoding of the whole.
 type appendEdit struct {
 	ino     *inode
-	codec   core.BlockCodec
+	codec   *blockCodec
 	srcSize int64  // the decoded size of f.src
 	pending []byte // the appended data
-}
-
-// encodeBlocks returns the encoding of p by bc without the header the codec
-// writes first.
-func encodeBlocks(bc core.BlockCodec, p []byte) ([]byte, error) {
-	var b bytes.Buffer
-	w := bc.NewEncodeWriter(&b)
-	if _, err := w.Write(p); err != nil {
-		w.Close()
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes()[bc.WriteLayout().Header:], nil
 }
 
 func (a *appendEdit) size() (int64, error) {
@@ -102,7 +85,7 @@ func (a *appendEdit) appendTo(bf afero.File) error {
 		return err
 	}
 	l := src.layout
-	if l == nil || !l.Independent || l.Form != a.codec.WriteLayout().Form {
+	if l == nil || !l.Independent || l.Form != a.codec.write.Form {
 		return a.rewrite(src)
 	}
 	full := l.Size / int64(l.PlainBlock) * int64(l.PlainBlock)
@@ -112,7 +95,7 @@ func (a *appendEdit) appendTo(bf afero.File) error {
 			return err
 		}
 	}
-	encoded, err := encodeBlocks(a.codec, append(tail, a.pending...))
+	encoded, err := a.codec.encodeBlocks(append(tail, a.pending...))
 	if err != nil {
 		return err
 	}

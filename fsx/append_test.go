@@ -93,6 +93,7 @@ func TestAppendTail(t *testing.T) {
 		{base16384Codec("form=utf8"), 15 + 3*12, 0},
 		{gz{}, 10000, 1},
 		{base16384Codec("checksum=true"), 0, 1},
+		{base16384Codec("form=utf8", "newline=true"), 0, 1}, // no blocks: WriteLayout says core.ErrNoLayout
 	}
 	for _, tt := range tests {
 		base := &countingFs{Fs: afero.NewMemMapFs()}

@@ -13,8 +13,10 @@ import (
 
 // b64 is a block codec for tests: padded standard base64 (3 plain bytes to
 // 4 encoded bytes, the last block padded with '='), optionally after a
-// 2-byte header "#!".
-type b64 struct{ header bool }
+// 2-byte header "#!". With noBlocks its WriteLayout declares streams
+// without blocks (core.ErrNoLayout), though they have them, and returns
+// their layout with the error, which fsx must not use.
+type b64 struct{ header, noBlocks bool }
 
 var _ core.BlockCodec = b64{}
 
@@ -33,7 +35,13 @@ func (b64) layout(header bool) core.Layout {
 	return core.Layout{PlainBlock: 3, EncodedBlock: 4, Form: "b64", Independent: true}
 }
 
-func (c b64) WriteLayout() core.Layout { return c.layout(c.header) }
+func (c b64) WriteLayout() (core.Layout, error) {
+	var err error
+	if c.noBlocks {
+		err = fmt.Errorf("b64: %w", core.ErrNoLayout)
+	}
+	return c.layout(c.header), err
+}
 
 func (c b64) Layout(r io.ReaderAt, size int64) (core.Layout, error) {
 	l := c.layout(false)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/atomicfile"
 	"github.com/spf13/afero"
 )
@@ -462,15 +461,12 @@ func (s *stageEdit) discard() {
 // leave each rewritten block old or new, and the end as an interrupted
 // append leaves it.
 func (s *stageEdit) commitInPlace() (bool, error) {
-	bc, ok := s.ino.fsys.codec.(core.BlockCodec)
+	bc := s.ino.fsys.decoders.blocks
 	l := s.src.layout
-	if !ok || !s.ino.fsys.inPlace || s.srcTmp != nil || l == nil || s.src.stored == 0 || !l.Independent || l.Form != bc.WriteLayout().Form {
+	if bc == nil || !s.ino.fsys.inPlace || s.srcTmp != nil || l == nil || s.src.stored == 0 || !l.Independent || l.Form != bc.write.Form {
 		return false, nil
 	}
 	pb, eb := int64(l.PlainBlock), int64(l.EncodedBlock)
-	// The header the codec's encoder writes before the first block, which
-	// the stored file already has.
-	hdr := bc.WriteLayout().Header
 	stored, _ := s.ino.storedPath()
 	bf, err := s.ino.fsys.base.OpenFile(stored, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -518,7 +514,7 @@ func (s *stageEdit) commitInPlace() (bool, error) {
 			if err := readFullAt(stageReader{s}, p, blk*pb); err != nil {
 				return true, err
 			}
-			enc, err := encodeBlocks(bc, p)
+			enc, err := bc.encodeBlocks(p)
 			if err != nil {
 				return true, err
 			}
@@ -536,7 +532,7 @@ func (s *stageEdit) commitInPlace() (bool, error) {
 	}
 	tailOff := l.Header + tailStart/pb*eb
 	newStored := l.Header + bc.EncodedLen(s.n)
-	return true, s.writeTail(bf, bc, hdr, tailStart, tailOff, oldStored, newStored)
+	return true, s.writeTail(bf, bc, tailStart, tailOff, oldStored, newStored)
 }
 
 // writeTail encodes the content from plain offset start (a block boundary)
@@ -545,7 +541,7 @@ func (s *stageEdit) commitInPlace() (bool, error) {
 // oldEnd first and syncs, then overwrites the old bytes, which are few (the
 // old last block and end marker, or the new last block), truncates and
 // syncs; on a failure before the truncation it puts the old bytes back.
-func (s *stageEdit) writeTail(bf afero.File, bc core.BlockCodec, hdr, start, off, oldEnd, newEnd int64) error {
+func (s *stageEdit) writeTail(bf afero.File, bc *blockCodec, start, off, oldEnd, newEnd int64) error {
 	overlapEnd := min(oldEnd, newEnd)
 	old := make([]byte, max(overlapEnd-off, 0))
 	if err := readFullAt(bf, old, off); err != nil {
@@ -560,7 +556,7 @@ func (s *stageEdit) writeTail(bf afero.File, bc core.BlockCodec, hdr, start, off
 		}
 		return err
 	}
-	w := &tailWriter{f: bf, skip: hdr, pos: off, split: overlapEnd}
+	w := &tailWriter{f: bf, skip: bc.write.Header, pos: off, split: overlapEnd}
 	enc := bc.NewEncodeWriter(w)
 	buf := make([]byte, stageChunk)
 	for pos := start; pos < s.n && w.err == nil; {

@@ -165,6 +165,52 @@ func TestStageInPlace(t *testing.T) {
 	}
 }
 
+// TestNoWriteLayout checks that the files of a block codec whose
+// WriteLayout declares no blocks (core.ErrNoLayout) are never changed in
+// place: appends and writes into the middle replace the stored file.
+func TestNoWriteLayout(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]core.Codec{
+		"b64":               b64{noBlocks: true},
+		"base16384-newline": base16384Codec("form=utf8", "newline=true"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			fsys, _, dir := osBase(t, c)
+			model := randomBytes(10003, 1)
+			mustWrite(t, fsys, "x", model)
+			stored := filepath.Join(dir, "x"+suffix(c))
+			for _, flag := range []int{os.O_WRONLY | os.O_APPEND, os.O_RDWR} {
+				before, err := os.Stat(stored)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := fsys.OpenFile("x", flag, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := randomBytes(10, uint64(flag))
+				if flag&os.O_APPEND != 0 {
+					_, err = f.Write(p)
+					model = append(model, p...)
+				} else {
+					_, err = f.WriteAt(p, 5000)
+					model = writeModel(model, p, 5000)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+				checkContent(t, fsys, "x", model)
+				if after, err := os.Stat(stored); err != nil || os.SameFile(before, after) {
+					t.Errorf("flag %#x: the stored file was changed in place (%v)", flag, err)
+				}
+			}
+		})
+	}
+}
+
 // TestStageChangedMeanwhile checks that a stage whose stored file another
 // program replaced or changed meanwhile is stored whole, and not patched
 // into a file it did not start from; and that the writes of the files open

@@ -8,7 +8,7 @@
 // the mapping produces, unless ShowUnmapped is given.
 //
 // Stat and Readdir report decoded sizes, and files can be read at any offset.
-// For a core.BlockCodec both take O(1) work: sizes come from the stored size
+// For a core.BlockCodec whose streams have blocks both take O(1) work: sizes come from the stored size
 // and the last few bytes, and reads decode only the blocks they need. Other
 // codecs are decoded from the start of the file.
 //
@@ -121,7 +121,7 @@ func ShowUnmapped() Option {
 // core.Suffixer, and under their own names otherwise.
 func New(base afero.Fs, c core.Codec, opts ...Option) (*Fs, error) {
 	_, replacer := base.(atomicfile.Replacer)
-	f := &Fs{base: base, codec: c, decoders: &decoders{codec: c}, inPlace: !replacer}
+	f := &Fs{base: base, codec: c, decoders: newDecoders(c), inPlace: !replacer}
 	if s, ok := c.(core.Suffixer); ok {
 		f.names = mapping{stored: s.Suffix()}
 	}

@@ -1,6 +1,7 @@
 package fsx
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"sync"
@@ -12,8 +13,8 @@ import (
 
 // A source is the decoded content of a stored file, read at any offset.
 //
-// For a core.BlockCodec, the size comes from the layout (unless the stream
-// has none: core.ErrNoLayout). When its blocks are
+// For a core.BlockCodec whose streams have blocks, the size comes from the
+// layout (unless the stream has none: core.ErrNoLayout). When its blocks are
 // independent, ReadAt decodes only the blocks it needs and takes no lock but
 // the base file's, so concurrent ReadAt calls proceed in parallel. Other
 // codecs decode from the start of the file; a read that continues where the
@@ -22,7 +23,7 @@ type source struct {
 	dec    *decoders
 	at     *baseReaderAt
 	stored int64        // the stored size
-	layout *core.Layout // nil unless codec is a core.BlockCodec
+	layout *core.Layout // nil unless the codec has blocks (decoders.blocks)
 	blocks bool         // whether decoding may start at any block
 
 	next atomic.Int64 // where the last ReadAt asked to end
@@ -102,7 +103,7 @@ func newSource(c *decoders, r io.ReaderAt, size int64) (*source, error) {
 		s.size = 0
 		return s, nil
 	}
-	if bc, ok := c.codec.(core.BlockCodec); ok {
+	if bc := c.blocks; bc != nil {
 		var lr io.ReaderAt = s.at
 		if s.at.concurrent {
 			lr = readEnds(s.at, size)
@@ -373,11 +374,48 @@ func grow(buf []byte, n int) []byte {
 }
 
 // decoders makes a codec's decoders, reusing them when they are
-// core.ReaderResetters and closing them otherwise.
+// core.ReaderResetters and closing them otherwise, and holds the codec's
+// blocks.
 type decoders struct {
 	codec   core.Codec
-	pool    sync.Pool // of *shiftedErrors holding a core.ReaderResetter
-	readers sync.Pool // of *chunkReader
+	blocks  *blockCodec // nil unless codec is a core.BlockCodec whose streams have blocks
+	pool    sync.Pool   // of *shiftedErrors holding a core.ReaderResetter
+	readers sync.Pool   // of *chunkReader
+}
+
+// newDecoders returns the decoders of c.
+func newDecoders(c core.Codec) *decoders {
+	d := &decoders{codec: c}
+	if bc, ok := c.(core.BlockCodec); ok {
+		if l, err := bc.WriteLayout(); err == nil {
+			d.blocks = &blockCodec{bc, l}
+		}
+	}
+	return d
+}
+
+// A blockCodec is a core.BlockCodec whose streams have blocks, laid out as
+// its WriteLayout says. fsx edits only its files in place; files of any
+// other codec, a BlockCodec whose WriteLayout returns an error
+// (core.ErrNoLayout) too, are decoded from their start and written whole.
+type blockCodec struct {
+	core.BlockCodec
+	write core.Layout // the codec's WriteLayout
+}
+
+// encodeBlocks returns the encoding of p without the header the codec
+// writes first.
+func (bc *blockCodec) encodeBlocks(p []byte) ([]byte, error) {
+	var b bytes.Buffer
+	w := bc.NewEncodeWriter(&b)
+	if _, err := w.Write(p); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes()[bc.write.Header:], nil
 }
 
 // get returns a decoder of the section r, which starts at offset base of a

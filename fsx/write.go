@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"syscall"
-
-	"github.com/b14fs/b14fs/core"
 )
 
 // MaxSize is the largest decoded size a file can have, 16 TiB (the largest
@@ -188,16 +186,16 @@ func (ino *inode) truncate(size int64) error {
 }
 
 // newAppendEdit returns an appendEdit for a content of size bytes, or false
-// when the codec cannot append in place: it is not a core.BlockCodec, it
-// declares blocks whose encoding depends on the blocks before (as a running
+// when the codec cannot append in place: it is not a core.BlockCodec whose
+// streams have blocks, it declares blocks whose encoding depends on the blocks before (as a running
 // checksum does), the base cannot change files in place, or the stored file
 // is not empty and has no layout. Appends to an empty file are held as
 // appends too, so that of several programs appending at once, every one
 // lands: the first store writes the file, the others append to it in place.
 // ino.mu is held.
 func (ino *inode) newAppendEdit(size int64) (*appendEdit, bool) {
-	bc, ok := ino.fsys.codec.(core.BlockCodec)
-	if !ok || !ino.fsys.inPlace || !bc.WriteLayout().Independent || size > 0 && ino.src.layout == nil {
+	bc := ino.fsys.decoders.blocks
+	if bc == nil || !ino.fsys.inPlace || !bc.write.Independent || size > 0 && ino.src.layout == nil {
 		return nil, false
 	}
 	return &appendEdit{ino: ino, codec: bc, srcSize: size}, true

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/b14fs/b14fs/plugins/base16384/kernelinfo"
 	"github.com/b14fs/b14fs/transform"
 )
 
@@ -94,7 +94,7 @@ func version() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s (%s, %s/%s, base16384 kernel %s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, base16384.Kernel())
+	return fmt.Sprintf("%s (%s, %s/%s, base16384 kernel %s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, kernelinfo.Name())
 }
 
 // args checks positional arguments, reporting a misuse as a usage error.

@@ -51,7 +51,9 @@ var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 //   - for a core.BlockCodec, Layout, WriteLayout, EncodedLen and
 //     Layout.EncodedOffset agree with the real encodings at every block
 //     boundary, a decoder started at any block boundary decodes the rest,
-//     and blocks declared independent encode the same alone;
+//     and blocks declared independent encode the same alone; a codec whose
+//     WriteLayout declares no blocks (core.ErrNoLayout) has every layout
+//     its Layout finds in its encodings checked against them;
 //   - for a core.Configurable, an unknown option is refused with a
 //     *core.OptionError matching core.ErrUnknownOption; for a
 //     core.OptionLister, every listed key is known: each listed value is

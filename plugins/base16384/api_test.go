@@ -35,8 +35,8 @@ func TestEncodeTo(t *testing.T) {
 	if err := EncodeTo(src, dst[:len(want)-1]); !errors.Is(err, io.ErrShortBuffer) {
 		t.Errorf("EncodeTo into a short buffer: %v, want io.ErrShortBuffer", err)
 	}
-	if got := AppendEncode([]byte("x"), src); string(got) != "x"+string(want) {
-		t.Errorf("AppendEncode = % X", got)
+	if got := StdEncoding.AppendEncode([]byte("x"), src); string(got) != "x"+string(want) {
+		t.Errorf("StdEncoding.AppendEncode = % X", got)
 	}
 }
 
@@ -72,18 +72,6 @@ func TestStringForms(t *testing.T) {
 		} else if tc.got != tc.want {
 			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
 		}
-	}
-}
-
-func TestBufferedStreams(t *testing.T) {
-	src := []byte("hello, world")
-	enc, err := io.ReadAll(NewBufferedEncoder(src))
-	if err != nil || !bytes.Equal(enc, Encode(src)) {
-		t.Errorf("NewBufferedEncoder: % X, %v", enc, err)
-	}
-	dec, err := io.ReadAll(NewBufferedDecoder(enc))
-	if err != nil || !bytes.Equal(dec, src) {
-		t.Errorf("NewBufferedDecoder: %q, %v", dec, err)
 	}
 }
 

@@ -3,30 +3,65 @@
 // reference C library and the go-base16384 package define it.
 //
 // The package offers the API of go-base16384 under the same names and
-// meanings (Encode, EncodeTo, EncodeToString, Decode, DecodeTo, NewEncoder,
-// NewDecoder and the rest), so its users can switch by changing the import
-// path. Unlike that package, decoding here checks its input: functions that
-// can return an error report a *core.DataError naming the byte offset of the
-// first bad unit, and never panic on bad input. Functions whose reference
-// signature has no error (Decode, DecodeString, ...) return nil or "" for
-// invalid input; AppendDecode and DecodeTo report why.
+// meanings, so its users can switch by changing the import path. Unlike
+// that package, decoding here checks its input: functions that can return
+// an error report a *core.DataError naming the byte offset of the first bad
+// unit, and never panic on bad input. Functions whose reference signature
+// has no error (Decode, DecodeString, ...) return nil or "" for invalid
+// input; DecodeTo and StdEncoding's methods report why.
 //
 // Every decoding function accepts both text forms: raw UTF-16BE (what Encode
 // writes) and UTF-8 (what EncodeToString writes), each with or without a
 // leading byte order mark, telling them apart by the first byte.
 //
-// # Options
+// # The reference API
 //
-// An Encoding, made by New with typed Options (UTF8, BOM, Strict,
-// Checksum, and for text Wrap, Newline and SkipGarbage), encodes and
-// decodes whole buffers in the style of encoding/base64: Encode,
-// AppendEncode, Decode, AppendDecode and the length methods. StdEncoding
-// is the reference encoding the package functions use. NewCodec(opts...)
-// is the same configuration as a core.Codec, for streams and chains, and
-// NewTextCodec(opts...) the one for text with line breaks, which has no
-// fixed-size blocks; the chain options (form=utf8, bom=true, strict=true,
-// checksum=true, wrap=N, newline=true, garbage=skip) map onto the same
-// Options.
+//	EncodeLen(n)                    raw UTF-16BE bytes that n bytes encode to
+//	DecodeLen(n, offset)            bytes that n raw bytes whose end marker holds offset decode to
+//	Encode, EncodeTo                the raw UTF-16BE form, new or into a buffer
+//	EncodeToString, EncodeString    the UTF-8 form of bytes, of a string
+//	EncodeFromString                the raw form of a string
+//	Decode, DecodeTo                the decoding, new (nil for bad input) or into a buffer (an error)
+//	DecodeToString                  the decoding of bytes as a string ("" for bad input)
+//	DecodeString, DecodeFromString  the decoding of a string, as a string or bytes
+//	NewEncoder, NewDecoder          pull streams: readers of the encoding or decoding of a reader
+//
+// # Streams
+//
+// NewEncoder and NewDecoder, as in the reference, return pull streams:
+// readers of the encoding or decoding of another reader, to be read or
+// passed to io.Copy. NewEncodeWriter and NewDecodeWriter return push
+// streams: writers whose Close flushes the tail. Close ends every stream
+// without closing what it wraps; Reset reuses one. Over a byte slice b,
+// the pull streams are NewEncoder(bytes.NewReader(b)) and
+// NewDecoder(bytes.NewReader(b)).
+//
+// # Encoding and Options
+//
+// An Encoding, made by New with typed Options, encodes and decodes whole
+// buffers in the style of encoding/base64: its methods Encode,
+// AppendEncode, EncodeToString, Decode, AppendDecode, DecodeString and the
+// lengths EncodedLen, DecodedLen and MaxDecodedLen. StdEncoding is the
+// reference encoding, what the package functions use.
+//
+// An Option is one of UTF8, BOM, Strict and Checksum, and for text Wrap,
+// Newline and SkipGarbage. They never contradict each other, in any order:
+// Wrap and Newline select the UTF-8 form, and Strict overrides
+// SkipGarbage. New and NewCodec take any of them and never panic.
+//
+// # The codec
+//
+// NewCodec(opts...) is the configuration of New(opts...) as a Codec, the
+// core.Codec registered under Name, for streams, chains and file systems:
+// one type for every option set. Besides its four stream constructors
+// (NewEncodeReader, NewDecodeReader, NewEncodeWriter, NewDecodeWriter) it
+// is core.Configurable (WithOptions, with the chain options form=utf8,
+// bom=true, strict=true, checksum=true, wrap=N, newline=true and
+// garbage=skip, which map onto the same Options), a core.OptionLister
+// (OptionDocs), a core.Suffixer (Suffix: ".b14"), a core.Texter
+// (WritesText, Text) and a core.BlockCodec (Layout, WriteLayout,
+// EncodedLen). With the options for text its streams have no fixed blocks:
+// WriteLayout returns an error matching core.ErrNoLayout.
 //
 // # Text
 //
@@ -39,13 +74,11 @@
 // with a line break unless newline=false, in lines when the caller says,
 // and decoding that skips garbage.
 //
-// # Streams
+// # Errors
 //
-// NewEncoder and NewDecoder, as in the reference, return pull streams:
-// readers of the encoding or decoding of another reader, to be read or
-// passed to io.Copy. NewEncodeWriter and NewDecodeWriter return push
-// streams: writers whose Close flushes the tail. Close ends every stream
-// without closing what it wraps.
+// A *core.DataError from this package wraps one of ErrTruncated,
+// ErrInvalidUnit, ErrBadMarker, ErrInvalidByte, ErrUnexpectedByte,
+// ErrTrailingData, ErrPadBits and ErrChecksum.
 //
 // # Lengths
 //
@@ -54,16 +87,14 @@
 //	(*Encoding).EncodedLen(n)      bytes Encode writes for n bytes, in the Encoding's form, BOM included
 //	(*Encoding).DecodedLen(src)    bytes src decodes to, judged from its length, start and end marker
 //	(*Encoding).MaxDecodedLen(n)   at most this many bytes from n encoded bytes, in any form
-//	(*Codec).EncodedLen(n)         core.BlockCodec: the blocks of n bytes, without the BOM
+//	(*Codec).EncodedLen(n)         core.BlockCodec: the encoding of n bytes, without the BOM
 package base16384
 
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 )
 
 // Name is the name the codec is registered under.
@@ -121,22 +152,9 @@ func shortBuffer(fn string, need, have int) error {
 	return fmt.Errorf("%s: %s: %w: need %d bytes, have %d", Name, fn, io.ErrShortBuffer, need, have)
 }
 
-// AppendEncode appends the raw UTF-16BE encoding of src to dst and returns the
-// extended buffer. It is StdEncoding.AppendEncode.
-func AppendEncode(dst, src []byte) []byte {
-	n := EncodeLen(len(src))
-	dst = slices.Grow(dst, n)
-	encodeStd(dst[len(dst):len(dst)+n], src)
-	return dst[:len(dst)+n]
-}
-
-// DecodedLen returns StdEncoding.DecodedLen(b): the length of the decoding of
-// b, judged from its length, start and end marker only.
-func DecodedLen(b []byte) (int, error) { return std.DecodedLen(b) }
-
 // Decode returns the decoding of b. It returns nil when b is not a valid
-// encoding (use AppendDecode to learn why) and an empty, non-nil slice for
-// empty b.
+// encoding (DecodeTo and StdEncoding.Decode say why) and an empty, non-nil
+// slice for empty b.
 func Decode(b []byte) []byte {
 	out := make([]byte, decodeRoom(b))
 	n, err := decodeStd(out, b)
@@ -147,34 +165,14 @@ func Decode(b []byte) []byte {
 }
 
 // DecodeTo writes the decoding of b to the start of decd, which must hold at
-// least DecodedLen(b) bytes. It returns a *core.DataError for invalid input,
+// least StdEncoding.DecodedLen(b) bytes. It returns a *core.DataError for invalid input,
 // and an error wrapping io.ErrShortBuffer when decd is too small.
 func DecodeTo(b, decd []byte) error {
 	_, err := decodeStd(decd, b)
 	return err
 }
 
-// AppendDecode appends the decoding of src to dst and returns the extended
-// buffer; it is StdEncoding.AppendDecode. For invalid input it returns dst
-// unchanged in length and a *core.DataError naming the byte offset of the
-// first bad unit.
-func AppendDecode(dst, src []byte) ([]byte, error) {
-	if cap(dst)-len(dst) < decodeRoom(src) {
-		return std.AppendDecode(dst, src)
-	}
-	n, err := decodeStd(dst[len(dst):cap(dst)], src)
-	if err != nil {
-		return dst, err
-	}
-	return dst[:len(dst)+n], nil
-}
-
 // dataError returns the *core.DataError for err at offset.
 func dataError(offset int64, err error) error {
 	return &core.DataError{Codec: Name, Offset: offset, Err: err}
 }
-
-// Kernel returns the name of the block kernel encoding and decoding run on
-// this machine: "avx512vbmi", "avx2" or "neon" where the processor has
-// those instructions (and the purego build tag is not set), else "generic".
-func Kernel() string { return kernel.Name() }

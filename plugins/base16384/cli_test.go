@@ -40,7 +40,7 @@ func TestCLIInterop(t *testing.T) {
 			plain[i] = byte(rng.Uint32())
 		}
 		enc := run("-e", plain)
-		if got, err := AppendDecode(nil, enc); err != nil || !bytes.Equal(got, plain) {
+		if got, err := StdEncoding.AppendDecode(nil, enc); err != nil || !bytes.Equal(got, plain) {
 			t.Errorf("%d bytes: decoding the tool's output: %v", n, err)
 		}
 		want := append([]byte{0xFE, 0xFF}, Encode(plain)...)

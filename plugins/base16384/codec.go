@@ -11,11 +11,13 @@ import (
 	"github.com/b14fs/b14fs/core"
 )
 
-// Codec is base16384 as a core.Codec. It is Configurable (options form,
-// bom, strict and checksum, the string forms of the Options), a Suffixer
-// (".b14"), a Texter (its UTF-8 form is text for people) and a
-// BlockCodec: every 7 plain bytes make one block of 8 encoded bytes (12 in
-// the UTF-8 form).
+// Codec is base16384 as a core.Codec, one type for every set of options.
+// It is Configurable (the string forms of the Options: form, bom, strict,
+// checksum, wrap, newline, garbage), a Suffixer (".b14"), a Texter (its
+// UTF-8 form is text for people) and a BlockCodec: every 7 plain bytes
+// make one block of 8 encoded bytes (12 in the UTF-8 form). With the
+// options for text (Wrap, Newline, SkipGarbage) its streams have no fixed
+// blocks, which WriteLayout reports with core.ErrNoLayout.
 //
 // Decoding detects the form and a byte order mark by itself, whatever the
 // options, and may start at any block boundary of a stream, unless the
@@ -33,18 +35,12 @@ var (
 	_ core.Texter       = (*Codec)(nil)
 )
 
-// NewCodec returns the codec with the given options. Without any, it writes
-// the raw UTF-16BE form without a byte order mark, pad bits zero, and
-// ignores pad bits when decoding. It panics when given the options for
-// text, Wrap, Newline or SkipGarbage, whose streams have no fixed-size
-// blocks: NewTextCodec takes those.
-func NewCodec(opts ...Option) *Codec {
-	cfg := mustConfigure(opts)
-	if !cfg.blocks() {
-		panic("base16384: NewCodec with Wrap, Newline or SkipGarbage; use NewTextCodec")
-	}
-	return &Codec{cfg: cfg}
-}
+// NewCodec returns the codec with the given options, the configuration
+// New(opts...) has. Without any, it writes the raw UTF-16BE form without a
+// byte order mark, pad bits zero, and ignores pad bits when decoding. It
+// takes every combination of Options (see New): they do not contradict
+// each other.
+func NewCodec(opts ...Option) *Codec { return &Codec{cfg: configure(opts)} }
 
 // Name returns "base16384".
 func (c *Codec) Name() string { return Name }
@@ -64,14 +60,14 @@ func (c *Codec) Suffix() string { return ".b14" }
 //	garbage=reject|skip  the decoder skips bytes outside the alphabet in the
 //	                     UTF-8 form (not with strict=true)
 //
-// With wrap, newline or garbage=skip it returns a *TextCodec, which is no
-// core.BlockCodec; else a *Codec. An unknown key, a bad value or options
-// that contradict each other give a *core.OptionError.
+// It returns a *Codec. An unknown key, a bad value or options that
+// contradict each other (wrap or newline=true without form=utf8,
+// garbage=skip with strict=true) give a *core.OptionError.
 func (c *Codec) WithOptions(opts core.Options) (core.Codec, error) {
 	return configured(c.cfg, opts)
 }
 
-// optionDocs are the options of Codec and TextCodec.
+// optionDocs are the options of Codec.
 var optionDocs = []core.OptionDoc{
 	{Key: "form", Values: []string{"utf16be", "utf8"}, Usage: "the encoder's form: raw UTF-16BE or UTF-8 text"},
 	{Key: "bom", Values: []string{"true", "false"}, Usage: "write a byte order mark first"},
@@ -143,16 +139,12 @@ func (cfg config) text(o core.TextOptions) (core.Codec, error) {
 	})
 }
 
-// codec returns the codec of cfg: a *Codec, or a *TextCodec when its
-// streams have no fixed-size blocks. When options contradict each other,
-// it returns the *core.OptionError of the one check names, with the value
-// that value gives for its key.
+// codec returns the *Codec of cfg. When options contradict each other, it
+// returns the *core.OptionError of the one check names, with the value that
+// value gives for its key.
 func (cfg config) codec(value func(key string) string) (core.Codec, error) {
 	if key, err := cfg.check(); err != nil {
 		return nil, &core.OptionError{Codec: Name, Key: key, Value: value(key), Err: fmt.Errorf("%w: %w", core.ErrBadOptionValue, err)}
-	}
-	if !cfg.blocks() {
-		return &TextCodec{cfg: cfg}, nil
 	}
 	return &Codec{cfg: cfg}, nil
 }
@@ -185,16 +177,22 @@ func (c *Codec) NewEncodeWriter(w io.Writer) io.WriteCloser { return newEncodeWr
 func (c *Codec) NewDecodeWriter(w io.Writer) io.WriteCloser { return newDecodeWriter(w, c.cfg) }
 
 // EncodedLen returns the length of the encoding of n bytes in the codec's
-// form, without a byte order mark.
-func (c *Codec) EncodedLen(n int64) int64 { return c.cfg.encodedLen(n) }
+// form, line breaks included, without a byte order mark.
+func (c *Codec) EncodedLen(n int64) int64 { return c.cfg.bodyLen(n) }
 
 // WriteLayout returns the layout of the streams the codec writes: a byte
 // order mark of 2 (UTF-16BE) or 3 (UTF-8) bytes with bom=true, blocks of 7
 // plain bytes in 8 (UTF-16BE) or 12 (UTF-8) encoded bytes, independent
 // unless checksum=true. The form is "utf16be" or "utf8", followed by "+bom"
-// and "+checksum" when those options are set.
-func (c *Codec) WriteLayout() core.Layout {
-	return c.cfg.layout(c.cfg.utf8, int64(len(c.cfg.header())))
+// and "+checksum" when those options are set. With wrap, newline=true or
+// garbage=skip the streams have no fixed blocks (line breaks move them, or
+// decoding skips what it reads as garbage): it returns an error matching
+// core.ErrNoLayout.
+func (c *Codec) WriteLayout() (core.Layout, error) {
+	if c.cfg.wrap > 0 || c.cfg.newline || c.cfg.skipGarbage {
+		return core.Layout{}, fmt.Errorf("%s: %w: wrap, newline=true or garbage=skip", Name, core.ErrNoLayout)
+	}
+	return c.cfg.layout(c.cfg.utf8, int64(len(c.cfg.header()))), nil
 }
 
 // layout returns the layout of a stream of the given text form and header
@@ -218,7 +216,9 @@ func (c config) layout(utf8 bool, header int64) core.Layout {
 // The UTF-8 form may hold line breaks, which decoding skips: Layout reads
 // it whole to find them. Line breaks at its end are no matter; elsewhere
 // they move the blocks, and Layout returns an error matching
-// core.ErrNoLayout (with strict=true, a *core.DataError).
+// core.ErrNoLayout (with strict=true, a *core.DataError). With
+// garbage=skip, the UTF-8 form has no layout either: what decoding skips
+// shows only in decoding.
 //
 // The form and the byte order mark come from the stream, not from the
 // options (but an empty stream has the options' form); whether it carries a
@@ -238,6 +238,9 @@ func (c *Codec) Layout(r io.ReaderAt, size int64) (core.Layout, error) {
 		return core.Layout{}, err
 	}
 	s, err := c.cfg.measure(head, tail, size)
+	if s.utf8 && c.cfg.skipGarbage {
+		return core.Layout{}, fmt.Errorf("%s: %w: garbage=skip in the UTF-8 form", Name, core.ErrNoLayout)
+	}
 	if s.utf8 && !errors.Is(err, core.ErrNoLayout) {
 		// Line breaks move the units, so they explain a bad length or end
 		// marker too.

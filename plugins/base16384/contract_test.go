@@ -10,7 +10,7 @@ import (
 )
 
 // TestCodecContract runs the codec conformance suite on every option set,
-// those for text (a *TextCodec) too, with inputs of every tail length and
+// those for text (whose streams have no blocks) too, with inputs of every tail length and
 // across the streams' chunk sizes.
 func TestCodecContract(t *testing.T) {
 	var inputs [][]byte

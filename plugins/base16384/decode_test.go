@@ -112,7 +112,7 @@ func TestDecodeErrors(t *testing.T) {
 		}
 		for _, f := range forms {
 			what := tc.name + "/" + f.name
-			out, err := AppendDecode([]byte("x"), f.in)
+			out, err := StdEncoding.AppendDecode([]byte("x"), f.in)
 			checkDataError(t, what+": AppendDecode", err, f.offset, tc.err)
 			if string(out) != "x" {
 				t.Errorf("%s: AppendDecode changed dst to %q", what, out)
@@ -142,13 +142,13 @@ func TestDecodeValid(t *testing.T) {
 		raw := unhex(t, tc.in)
 		want := unhex(t, tc.want)
 		for _, in := range [][]byte{raw, toUTF8(raw)} {
-			got, err := AppendDecode(nil, in)
+			got, err := StdEncoding.AppendDecode(nil, in)
 			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("%s: AppendDecode(% X) = % X, %v; want % X", tc.name, in, got, err, want)
+				t.Errorf("%s: StdEncoding.AppendDecode(% X) = % X, %v; want % X", tc.name, in, got, err, want)
 			}
-			n, err := DecodedLen(in)
+			n, err := StdEncoding.DecodedLen(in)
 			if err != nil || n != len(want) {
-				t.Errorf("%s: DecodedLen(% X) = %d, %v; want %d", tc.name, in, n, err, len(want))
+				t.Errorf("%s: StdEncoding.DecodedLen(% X) = %d, %v; want %d", tc.name, in, n, err, len(want))
 			}
 			exact := make([]byte, len(want), len(want)+8)
 			if err := DecodeTo(in, exact); err != nil || !bytes.Equal(exact, want) || exact[:cap(exact)][len(want)] != 0 {

@@ -19,10 +19,6 @@ type config struct {
 // writes.
 func (c config) plain() bool { return !c.utf8 && !c.bom && !c.checksum }
 
-// blocks reports whether the streams of c have fixed-size blocks: they hold
-// no line breaks, and decoding skips nothing but those.
-func (c config) blocks() bool { return c.wrap == 0 && !c.newline && !c.skipGarbage }
-
 // header returns the byte order mark the encoder writes first, if any.
 func (c config) header() []byte {
 	switch {
@@ -35,13 +31,17 @@ func (c config) header() []byte {
 }
 
 // encodedLen returns the length of the encoding of n bytes, without a byte
-// order mark.
+// order mark and line breaks.
 func (c config) encodedLen(n int64) int64 {
 	if c.utf8 {
 		return 3 * encodedUnits(n)
 	}
 	return 2 * encodedUnits(n)
 }
+
+// bodyLen returns the length of the encoding of n bytes, line breaks
+// included, without a byte order mark.
+func (c config) bodyLen(n int64) int64 { return c.encodedLen(n) + c.lineBreaks(n) }
 
 // An encodeState encodes one stream: whole groups as they come, then the
 // tail. The zero value encodes raw UTF-16BE without a checksum.

@@ -34,12 +34,14 @@ var (
 	// option strict=true.
 	Strict = Option{func(c *config) { c.strict = true }}
 	// Newline ends the UTF-8 form with a line break (LF), as text files
-	// end, unless it holds no unit. Needs UTF8. Chain option newline=true.
-	Newline = Option{func(c *config) { c.newline = true }}
+	// end, unless it holds no unit. It selects the UTF-8 form, as UTF8
+	// does. Chain option newline=true (with form=utf8).
+	Newline = Option{func(c *config) { c.utf8, c.newline = true, true }}
 	// SkipGarbage makes decoding skip every byte of the UTF-8 form where a
 	// unit should start that starts none of the alphabet (U+4E00..U+8DFF,
 	// U+3D01..U+3D06), as base64 -i does; line breaks are skipped anyway.
-	// Not with Strict. Chain option garbage=skip.
+	// Strict overrides it: strict decoding skips nothing. Chain option
+	// garbage=skip (not with strict=true).
 	SkipGarbage = Option{func(c *config) { c.skipGarbage = true }}
 	// Checksum writes the C CLI's checksum (base16384 -c) in the pad bits
 	// and verifies it when decoding. Its blocks depend on the ones before.
@@ -48,9 +50,10 @@ var (
 )
 
 // Wrap breaks the UTF-8 form into lines of n units (characters), a line
-// break (LF) after each line but the last; 0 breaks no line. Needs UTF8.
-// Chain option wrap=N.
-func Wrap(n int) Option { return Option{func(c *config) { c.wrap = n }} }
+// break (LF) after each line but the last; 0 (or less) breaks no line. It
+// selects the UTF-8 form, as UTF8 does. Chain option wrap=N (with
+// form=utf8).
+func Wrap(n int) Option { return Option{func(c *config) { c.utf8, c.wrap = true, max(n, 0) }} }
 
 // StdEncoding is the reference encoding: raw UTF-16BE without a byte order
 // mark, pad bits ignored when decoding. Its methods give what Encode and
@@ -58,23 +61,18 @@ func Wrap(n int) Option { return Option{func(c *config) { c.wrap = n }} }
 var StdEncoding = New()
 
 // New returns the Encoding with the given options; without any, it is the
-// reference encoding, StdEncoding. It panics when the options contradict
-// each other (Wrap or Newline without UTF8, a negative Wrap, SkipGarbage
-// with Strict).
-func New(opts ...Option) *Encoding {
-	return &Encoding{cfg: mustConfigure(opts)}
-}
+// reference encoding, StdEncoding. Options never contradict each other, in
+// any order: Wrap and Newline select the UTF-8 form, and Strict overrides
+// SkipGarbage.
+func New(opts ...Option) *Encoding { return &Encoding{cfg: configure(opts)} }
 
-// mustConfigure returns the config of opts, and panics when they
-// contradict each other.
-func mustConfigure(opts []Option) config {
+// configure returns the config of opts.
+func configure(opts []Option) config {
 	var c config
 	for _, o := range opts {
 		o.set(&c)
 	}
-	if _, err := c.check(); err != nil {
-		panic("base16384: " + err.Error())
-	}
+	c.skipGarbage = c.skipGarbage && !c.strict
 	return c
 }
 
@@ -100,7 +98,7 @@ func (e *Encoding) EncodedLen(n int) int {
 	if e.cfg.plain() {
 		return EncodeLen(n)
 	}
-	return len(e.cfg.header()) + int(e.cfg.encodedLen(int64(n))+e.cfg.lineBreaks(int64(n)))
+	return len(e.cfg.header()) + int(e.cfg.bodyLen(int64(n)))
 }
 
 // MaxDecodedLen returns the most bytes an encoding of n bytes, in any form,
@@ -154,7 +152,10 @@ func (e *Encoding) Encode(dst, src []byte) int {
 // AppendEncode appends the encoding of src to dst and returns the extended
 // buffer.
 func (e *Encoding) AppendEncode(dst, src []byte) []byte {
-	n := e.EncodedLen(len(src))
+	n := EncodeLen(len(src)) // inlined for the raw form, StdEncoding's
+	if !e.cfg.plain() {
+		n = e.EncodedLen(len(src))
+	}
 	dst = slices.Grow(dst, n)
 	encodeRaw(e, dst[len(dst):len(dst)+n], src)
 	return dst[:len(dst)+n]

@@ -24,6 +24,8 @@ var optionSets = []struct {
 	{"strict=true", []base16384.Option{base16384.Strict}},
 	{"checksum=true", []base16384.Option{base16384.Checksum}},
 	{"form=utf8:checksum=true:bom=true", []base16384.Option{base16384.Checksum, base16384.BOM, base16384.UTF8}},
+	{"form=utf8:wrap=5:newline=true", []base16384.Option{base16384.UTF8, base16384.Wrap(5), base16384.Newline}},
+	{"form=utf8:garbage=skip:bom=true", []base16384.Option{base16384.SkipGarbage, base16384.BOM, base16384.UTF8}},
 }
 
 // specCodec returns the codec configured by chain options such as
@@ -51,8 +53,10 @@ func TestEncodingMatchesCodec(t *testing.T) {
 		enc := base16384.New(set.opts...)
 		byOpts := base16384.NewCodec(set.opts...)
 		bySpec := specCodec(t, set.spec)
-		if a, b := byOpts.WriteLayout(), bySpec.(core.BlockCodec).WriteLayout(); a != b {
-			t.Errorf("%q: typed options give layout %+v, chain options %+v", set.spec, a, b)
+		a, aerr := byOpts.WriteLayout()
+		b, berr := bySpec.(core.BlockCodec).WriteLayout()
+		if a != b || (aerr == nil) != (berr == nil) {
+			t.Errorf("%q: typed options give layout %+v, %v; chain options %+v, %v", set.spec, a, aerr, b, berr)
 		}
 		for n := range 30 {
 			in := bytes.Repeat([]byte("0123456789"), 3)[:n]

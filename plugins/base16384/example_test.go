@@ -23,8 +23,8 @@ func ExampleEncode() {
 	// Output: 5A 4C 71 33 5E D4 84 37 5C 00 3D 01
 }
 
-func ExampleAppendDecode() {
-	_, err := base16384.AppendDecode(nil, []byte{0x5A, 0x40, 0x3D, 0x02})
+func ExampleEncoding_AppendDecode() {
+	_, err := base16384.StdEncoding.AppendDecode(nil, []byte{0x5A, 0x40, 0x3D, 0x02})
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, base16384.ErrBadMarker), errors.Is(err, core.ErrInvalidData))
 	// Output:
@@ -34,7 +34,7 @@ func ExampleAppendDecode() {
 
 func ExampleDecodeTo() {
 	enc := base16384.Encode([]byte("hello"))
-	n, _ := base16384.DecodedLen(enc)
+	n, _ := base16384.StdEncoding.DecodedLen(enc)
 	out := make([]byte, n)
 	if err := base16384.DecodeTo(enc, out); err != nil {
 		fmt.Println(err)

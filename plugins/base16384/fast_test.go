@@ -67,8 +67,8 @@ func TestFastEncode(t *testing.T) {
 			if got := Encode(plain); !bytes.Equal(got, want) {
 				t.Fatalf("%d bytes: Encode differs", n)
 			}
-			if got := AppendEncode([]byte("x"), plain); string(got) != "x"+string(want) {
-				t.Fatalf("%d bytes: AppendEncode differs", n)
+			if got := StdEncoding.AppendEncode([]byte("x"), plain); string(got) != "x"+string(want) {
+				t.Fatalf("%d bytes: StdEncoding.AppendEncode differs", n)
 			}
 			if got := StdEncoding.AppendEncode(make([]byte, 3, 3+len(want)), plain); !bytes.Equal(got[3:], want) {
 				t.Fatalf("%d bytes: Encoding.AppendEncode with room differs", n)

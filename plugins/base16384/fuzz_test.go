@@ -43,7 +43,7 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("%+v: round trip gave %d bytes, %v", cfg, len(out), err)
 		}
 		if !cfg.checksum {
-			if out, err := AppendDecode(nil, enc); err != nil || !bytes.Equal(out, plain) {
+			if out, err := StdEncoding.AppendDecode(nil, enc); err != nil || !bytes.Equal(out, plain) {
 				t.Fatalf("%+v: AppendDecode round trip gave %d bytes, %v", cfg, len(out), err)
 			}
 		}
@@ -53,7 +53,7 @@ func FuzzRoundTrip(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	addSeeds(f, func(in []byte) { f.Add(in) })
 	f.Fuzz(func(t *testing.T, in []byte) {
-		out, err := AppendDecode(nil, in)
+		out, err := StdEncoding.AppendDecode(nil, in)
 		if err != nil {
 			var de *core.DataError
 			if !errors.As(err, &de) || de.Offset < 0 || de.Offset > int64(len(in)) {
@@ -61,7 +61,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		n, err := DecodedLen(in)
+		n, err := StdEncoding.DecodedLen(in)
 		if err != nil || n != len(out) {
 			t.Fatalf("DecodedLen = %d, %v; decoded %d bytes", n, err, len(out))
 		}
@@ -75,7 +75,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		// A valid input is the encoding of its decoding, but for the form,
 		// the byte order mark and the pad bits.
-		if again, err := AppendDecode(nil, Encode(out)); err != nil || !bytes.Equal(again, out) {
+		if again, err := StdEncoding.AppendDecode(nil, Encode(out)); err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("re-encoding does not round trip: %v", err)
 		}
 	})

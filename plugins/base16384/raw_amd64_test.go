@@ -5,16 +5,18 @@ package base16384
 import (
 	"reflect"
 	"testing"
+
+	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 )
 
 // TestUseAVX512 checks that the assembly of raw_amd64.s takes its AVX-512
 // steps only where the block kernels are the AVX-512 ones (so that
 // GODEBUG=cpu.avx512f=off turns them off too).
 func TestUseAVX512(t *testing.T) {
-	if useAVX512 && Kernel() != "avx512vbmi" {
-		t.Fatalf("useAVX512 with the %s kernels", Kernel())
+	if useAVX512 && kernel.Name() != "avx512vbmi" {
+		t.Fatalf("useAVX512 with the %s kernels", kernel.Name())
 	}
-	t.Logf("kernels %s, AVX-512 steps for small inputs: %v", Kernel(), useAVX512)
+	t.Logf("kernels %s, AVX-512 steps for small inputs: %v", kernel.Name(), useAVX512)
 }
 
 // TestConfigOffsets checks the offsets in an Encoding of the options that

@@ -1,7 +1,6 @@
 package base16384
 
 import (
-	"bytes"
 	"io"
 
 	"github.com/b14fs/b14fs/core"
@@ -12,16 +11,10 @@ import (
 // io.Copy(w, NewEncoder(r)). Close releases it; it does not close r.
 func NewEncoder(r io.Reader) *core.Reader { return newEncoder(r, config{}) }
 
-// NewBufferedEncoder returns a reader of the raw UTF-16BE encoding of b.
-func NewBufferedEncoder(b []byte) *core.Reader { return NewEncoder(bytes.NewReader(b)) }
-
 // NewDecoder returns a reader of the decoding of r's content, in either
 // form, with or without a byte order mark. Bad input makes Read return a
 // *core.DataError, after the bytes decoded before the bad unit.
 func NewDecoder(r io.Reader) *core.Reader { return newDecoder(r, config{}) }
-
-// NewBufferedDecoder returns a reader of the decoding of b.
-func NewBufferedDecoder(b []byte) *core.Reader { return NewDecoder(bytes.NewReader(b)) }
 
 // NewEncodeWriter returns a writer that writes the raw UTF-16BE encoding of
 // what is written to it to w. Close writes the tail; it does not close w.

@@ -226,7 +226,7 @@ func TestStreamDecodeErrors(t *testing.T) {
 			if rawOnly[tc.name] && in.name != "short" {
 				continue
 			}
-			_, err := AppendDecode(nil, in.in)
+			_, err := StdEncoding.AppendDecode(nil, in.in)
 			checkDataError(t, tc.name+"/"+in.name+"/one-shot", err, in.offset, tc.err)
 			// What a stream writes before the error is decoded from whole
 			// groups before the bad one, or from all before trailing data.
@@ -237,7 +237,7 @@ func TestStreamDecodeErrors(t *testing.T) {
 			if tc.err != ErrTrailingData {
 				end = end / group * group
 			}
-			valid, err := AppendDecode(nil, in.in[:end])
+			valid, err := StdEncoding.AppendDecode(nil, in.in[:end])
 			if err != nil {
 				valid = nil
 			}
@@ -306,7 +306,7 @@ func sameResult(out []byte, err error, want []byte, wantErr error) bool {
 // decoding that wrote want and ended with wantErr. AppendDecode appends
 // nothing on error.
 func appendDecodeMatches(in, want []byte, wantErr error) bool {
-	out, err := AppendDecode(nil, in)
+	out, err := StdEncoding.AppendDecode(nil, in)
 	if err != nil {
 		out = want
 	}

@@ -126,7 +126,10 @@ func TestEncodeLines(t *testing.T) {
 		if n := e.EncodedLen(len(tc.in)); n != len(tc.want) {
 			t.Errorf("%+v: EncodedLen(%d) = %d, want %d", e.cfg, len(tc.in), n, len(tc.want))
 		}
-		c := NewTextCodec(tc.opts...)
+		c := NewCodec(tc.opts...)
+		if n := int64(len(c.cfg.header())) + c.EncodedLen(int64(len(tc.in))); n != int64(len(tc.want)) {
+			t.Errorf("%+v: header + Codec.EncodedLen(%d) = %d, want %d", e.cfg, len(tc.in), n, len(tc.want))
+		}
 		if got := encodeWithCodec(t, c, []byte(tc.in)); string(got) != tc.want {
 			t.Errorf("%+v: push encoder wrote %q, want %q", e.cfg, got, tc.want)
 		}
@@ -142,7 +145,7 @@ func TestEncodeLines(t *testing.T) {
 		for _, wrap := range []int{1, 38, 1000} {
 			opts := []Option{UTF8, Wrap(wrap), Newline}
 			want := New(opts...).AppendEncode(nil, src)
-			c := NewTextCodec(opts...)
+			c := NewCodec(opts...)
 			for _, size := range []int{1, 1000, 1 << 20} {
 				var buf bytes.Buffer
 				if err := writeInPieces(c.NewEncodeWriter(&buf), src, size); err != nil || !bytes.Equal(buf.Bytes(), want) {
@@ -199,24 +202,58 @@ func TestTextOptions(t *testing.T) {
 		case err != nil:
 			t.Errorf("%v: %v", tc.opts, err)
 		default:
-			if _, ok := c.(core.BlockCodec); ok != tc.blocks {
-				t.Errorf("%v: %T is a BlockCodec: %v, want %v", tc.opts, c, ok, tc.blocks)
+			if _, err := c.(*Codec).WriteLayout(); (err == nil) != tc.blocks || err != nil && !errors.Is(err, core.ErrNoLayout) {
+				t.Errorf("%v: WriteLayout: %v, want blocks %v", tc.opts, err, tc.blocks)
 			}
-			// A TextCodec configures back to a Codec.
-			if again, err := c.(core.Configurable).WithOptions(opt("wrap", "0", "newline", "false", "garbage", "reject")); err != nil {
+			// Without the text options, the streams have blocks again.
+			again, err := c.(core.Configurable).WithOptions(opt("wrap", "0", "newline", "false", "garbage", "reject"))
+			if err != nil {
 				t.Errorf("%v: reconfiguring: %v", tc.opts, err)
-			} else if _, ok := again.(*Codec); !ok {
-				t.Errorf("%v: reconfigured without text options: %T, want *Codec", tc.opts, again)
+			} else if _, err := again.(*Codec).WriteLayout(); err != nil {
+				t.Errorf("%v: reconfigured without text options: WriteLayout: %v", tc.opts, err)
 			}
 		}
 	}
-	for _, bad := range [][]Option{{Wrap(3)}, {Newline}, {UTF8, Wrap(-1)}, {SkipGarbage, Strict}} {
-		if !panics(func() { New(bad...) }) {
-			t.Errorf("New(%v) does not panic", bad)
-		}
+}
+
+// TestNewCodecResolves checks that New and NewCodec take the Options that
+// contradict each other as chain options (wrap or newline without
+// form=utf8, garbage=skip with strict=true) without panicking: Wrap and
+// Newline select the UTF-8 form, a Wrap below 1 breaks no line, and Strict
+// overrides SkipGarbage in either order.
+func TestNewCodecResolves(t *testing.T) {
+	garbage := u7[:6] + " " + u7[6:]
+	tests := []struct {
+		opts []Option
+		want string // the encoding of "1234567", or the error decoding garbage
+	}{
+		{[]Option{Wrap(3)}, u7[:9] + "\n" + u7[9:]},
+		{[]Option{Newline}, u7 + "\n"},
+		{[]Option{Wrap(-1)}, u7},
+		{[]Option{Wrap(0), BOM}, "\uFEFF" + u7},
+		{[]Option{SkipGarbage, Strict}, "byte offset 6: invalid byte 0x20"},
+		{[]Option{Strict, SkipGarbage}, "byte offset 6: invalid byte 0x20"},
+		{[]Option{SkipGarbage}, "1234567"},
 	}
-	if !panics(func() { NewCodec(UTF8, Newline) }) {
-		t.Error("NewCodec(UTF8, Newline) does not panic")
+	for _, tc := range tests {
+		var c *Codec
+		if p := panics(func() { c = NewCodec(tc.opts...) }); p || panics(func() { New(tc.opts...) }) {
+			t.Errorf("%+v: New or NewCodec panics", tc.opts)
+			continue
+		}
+		got := string(encodeWithCodec(t, c, []byte("1234567")))
+		if c.cfg.skipGarbage || c.cfg.strict {
+			out, err := decodeWithCodec(c, []byte(garbage))
+			if got = string(out); err != nil {
+				got = strings.TrimPrefix(err.Error(), Name+": ")
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.opts, got, tc.want)
+		}
+		if ec := New(tc.opts...).cfg; ec != c.cfg {
+			t.Errorf("%+v: New's options %+v, NewCodec's %+v", tc.opts, ec, c.cfg)
+		}
 	}
 }
 
@@ -229,7 +266,8 @@ func panics(f func()) (p bool) {
 
 // TestLayoutText checks Layout on the UTF-8 form with line breaks: at the
 // end they are no matter, elsewhere they leave no layout, and strict
-// rejects them.
+// rejects them. With garbage=skip the UTF-8 form has no layout, the raw
+// form keeps its own.
 func TestLayoutText(t *testing.T) {
 	bom := "\uFEFF"
 	tests := []struct {
@@ -283,6 +321,14 @@ func TestLayoutText(t *testing.T) {
 		if (err == nil) != (derr == nil) || err == nil && n != len(out) {
 			t.Errorf("%s: DecodedLen = %d, %v; decoding gives %d bytes, %v", tc.name, n, err, len(out), derr)
 		}
+	}
+	skip := NewCodec(SkipGarbage)
+	if _, err := skip.Layout(strings.NewReader(u7[:6]+"。"+u7[6:]), int64(len(u7)+3)); !errors.Is(err, core.ErrNoLayout) {
+		t.Errorf("garbage=skip, UTF-8 form: Layout: %v, want core.ErrNoLayout", err)
+	}
+	raw := Encode([]byte("1234567"))
+	if l, err := skip.Layout(bytes.NewReader(raw), int64(len(raw))); err != nil || l.Size != 7 {
+		t.Errorf("garbage=skip, raw form: Layout = %+v, %v; want size 7", l, err)
 	}
 }
 

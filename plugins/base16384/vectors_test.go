@@ -57,7 +57,7 @@ func TestVectors(t *testing.T) {
 		if got := Encode(v.plain); !bytes.Equal(got, v.enc) {
 			t.Errorf("%s: Encode = % X, want % X", v.name, head(got), head(v.enc))
 		}
-		got, err := AppendDecode(nil, v.enc)
+		got, err := StdEncoding.AppendDecode(nil, v.enc)
 		if err != nil || !bytes.Equal(got, v.plain) {
 			t.Errorf("%s: AppendDecode: %v, output equal: %v", v.name, err, bytes.Equal(got, v.plain))
 		}
@@ -83,7 +83,7 @@ func TestCompactVectors(t *testing.T) {
 		if len(enc) != v.EncLen || sha256.Sum256(enc) != v.EncSHA256 {
 			t.Errorf("%s: Encode gives %d bytes that are not the reference's %d", v.Name, len(enc), v.EncLen)
 		}
-		got, err := AppendDecode(nil, enc)
+		got, err := StdEncoding.AppendDecode(nil, enc)
 		if err != nil || !bytes.Equal(got, v.Plain) {
 			t.Errorf("%s: AppendDecode: %v, output equal: %v", v.Name, err, bytes.Equal(got, v.Plain))
 		}
