@@ -45,7 +45,7 @@ type Fs struct {
 	names        mapping
 	showUnmapped bool
 	// inPlace is whether stored files may be changed where they are (not
-	// on an atomicfile.Replacer, an object store that writes files whole).
+	// on a Replacer, an object store that writes files whole).
 	inPlace bool
 
 	swept sync.Map // base directories whose stale temporary files are removed
@@ -120,7 +120,7 @@ func ShowUnmapped() Option {
 // are stored under their names followed by c's suggested suffix when c is a
 // core.Suffixer, and under their own names otherwise.
 func New(base afero.Fs, c core.Codec, opts ...Option) (*Fs, error) {
-	_, replacer := base.(atomicfile.Replacer)
+	_, replacer := base.(Replacer)
 	f := &Fs{base: base, codec: c, decoders: newDecoders(c), inPlace: !replacer}
 	if s, ok := c.(core.Suffixer); ok {
 		f.names = mapping{stored: s.Suffix()}

@@ -130,7 +130,8 @@ func RemoveStale(fsys afero.Fs, dir string) error {
 // A Replacer is a filesystem that replaces a file's content whole without
 // a rename, such as an object store, where a PUT is atomic and there is no
 // rename. Create then writes the new content through Replace, and makes no
-// temporary file.
+// temporary file. Bases implement it as fsx.Replacer, the same method set
+// (fsx is above this package, which cannot name it).
 type Replacer interface {
 	afero.Fs
 	// Replace returns a new, empty content for the file name, open for
@@ -141,8 +142,10 @@ type Replacer interface {
 	Replace(name string, perm os.FileMode) (Replacement, error)
 }
 
-// A Replacement is the pending new content of a file of a Replacer.
-type Replacement interface {
+// A Replacement is the pending new content of a file of a Replacer. It is
+// an interface literal, the same type as fsx.Replacement, so that a base
+// that implements one Replacer implements the other.
+type Replacement = interface {
 	afero.File
 	// Discard drops the content, leaving the file as it was. It does
 	// nothing after Close.

@@ -15,7 +15,7 @@
 // object for writing without truncating it fail with a *fs.PathError
 // wrapping errors.ErrUnsupported.
 //
-// The Fs is an atomicfile.Replacer, so fsx writes its files through Replace
+// The Fs is an fsx.Replacer, so fsx writes its files through Replace
 // rather than a temporary object and a rename.
 package s3fs
 
@@ -37,7 +37,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/spf13/afero"
 
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/remote/listing"
 )
 
@@ -83,9 +83,9 @@ type Fs struct {
 }
 
 var (
-	_ afero.Fs               = (*Fs)(nil)
-	_ atomicfile.Replacer    = (*Fs)(nil)
-	_ atomicfile.Replacement = (*writeFile)(nil)
+	_ afero.Fs        = (*Fs)(nil)
+	_ fsx.Replacer    = (*Fs)(nil)
+	_ fsx.Replacement = (*writeFile)(nil)
 )
 
 // New returns the filesystem of the objects whose keys start with prefix
@@ -372,8 +372,8 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 }
 
 // Replace returns the pending new content of name: Close stores it in the
-// object whole, Discard drops it. It is how atomicfile, and so fsx, write.
-func (f *Fs) Replace(name string, perm os.FileMode) (atomicfile.Replacement, error) {
+// object whole, Discard drops it. It is how fsx writes.
+func (f *Fs) Replace(name string, perm os.FileMode) (fsx.Replacement, error) {
 	err := checkName(name)
 	if err == nil {
 		err = f.checkParent(name)
