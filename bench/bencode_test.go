@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
 
 	anacrolix "github.com/anacrolix/torrent/bencode"
 

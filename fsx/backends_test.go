@@ -11,9 +11,9 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/spf13/afero"
 
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 )
 
 // A backend is a kind of base filesystem the tests run fsx over.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"
 )

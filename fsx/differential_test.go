@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
-	"github.com/b14fs/b14fs/internal/difftest"
+	"github.com/b14fs/b14fs/internal/testing/difftest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 )
 
 // dir is an open directory: the base's, listed under shown names.

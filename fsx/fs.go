@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 	"github.com/spf13/afero"
 )
 

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 )
 
 // A mapping turns the base names of shown files into the base names of the

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// A Mknoder is a filesystem that makes special files (internal/rootfs as a
+// A Mknoder is a filesystem that makes special files (internal/fsutil/rootfs as a
 // base; an Fs over such a base is one too).
 type Mknoder interface {
 	// Mknod makes a FIFO, a socket or a device of the type and
@@ -18,14 +18,14 @@ type Mknoder interface {
 }
 
 // A Lchtimeser is a filesystem that changes the times of a link itself
-// (internal/rootfs as a base; an Fs over such a base is one too).
+// (internal/fsutil/rootfs as a base; an Fs over such a base is one too).
 type Lchtimeser interface {
 	// Lchtimes changes the times of the named file or link, not
 	// following a link.
 	Lchtimes(name string, atime, mtime time.Time) error
 }
 
-// A HardLinker is a filesystem with hard links (internal/rootfs as a base;
+// A HardLinker is a filesystem with hard links (internal/fsutil/rootfs as a base;
 // an Fs over such a base is one too).
 type HardLinker interface {
 	// Link makes newname another name of the file oldname names.

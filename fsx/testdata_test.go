@@ -9,8 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/b14fs/b14fs/internal/shareddata"
-	"github.com/b14fs/b14fs/internal/vectors"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/vectors"
 
 	"github.com/spf13/afero"
 

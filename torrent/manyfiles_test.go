@@ -14,8 +14,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/memtest"
-	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/memtest"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
 	"github.com/b14fs/b14fs/plugins/bencode"
 )
 

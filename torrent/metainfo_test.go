@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
 	"github.com/b14fs/b14fs/plugins/bencode"
 )
 

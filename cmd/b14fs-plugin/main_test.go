@@ -15,8 +15,8 @@ import (
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/core/codectest"
-	"github.com/b14fs/b14fs/internal/shareddata"
-	"github.com/b14fs/b14fs/internal/vectors"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/vectors"
 	"github.com/b14fs/b14fs/plugins/rpc"
 	"github.com/b14fs/b14fs/transform"
 )

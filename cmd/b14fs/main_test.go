@@ -16,7 +16,7 @@ import (
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/core/codectest"
-	"github.com/b14fs/b14fs/internal/testcodec"
+	"github.com/b14fs/b14fs/internal/testing/testcodec"
 	"github.com/b14fs/b14fs/plugins/rpc"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 	"github.com/b14fs/b14fs/plugins/rpc"
 )
 

@@ -21,8 +21,8 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"github.com/b14fs/b14fs/internal/longtest"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 )
 
 // A remoteMount is a `b14fs mount -w` process of a remote location,

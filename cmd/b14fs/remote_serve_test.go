@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/b14fs/b14fs/internal/longtest"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 )
 
 // TestRemoteServeLink serves S3 (SeaweedFS) and SFTP (sshd) through a

@@ -5,8 +5,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/b14fs/b14fs/internal/longtest"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 )
 
 // TestRemoteScripts runs the scripts of testdata/remote, which mount and

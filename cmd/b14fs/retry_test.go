@@ -23,8 +23,8 @@ import (
 
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/atomicfile"
-	"github.com/b14fs/b14fs/internal/longtest"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 	"github.com/b14fs/b14fs/transform"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/b14fs/b14fs/builtin"
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/remote"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/b14fs/b14fs/builtin"
-	"github.com/b14fs/b14fs/internal/memtest"
+	"github.com/b14fs/b14fs/internal/testing/memtest"
 	"github.com/b14fs/b14fs/torrent"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/b14fs/b14fs/builtin"
-	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
 	"github.com/b14fs/b14fs/torrent"
 )
 

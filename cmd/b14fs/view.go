@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/fsutil/rootfs"
 	"github.com/b14fs/b14fs/internal/remote"
-	"github.com/b14fs/b14fs/internal/rootfs"
 )
 
 // viewFlags are the flags of the commands that show a directory of encoded

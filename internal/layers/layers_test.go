@@ -20,14 +20,16 @@ func rank(pkg string) (layer int, unit string) {
 		name, _, _ := strings.Cut(rest, "/")
 		return 2, "plugins/" + name
 	case "internal":
-		name, _, _ := strings.Cut(rest, "/")
-		switch name {
-		case "testcodec", "shareddata", "vectors", "longtest", "memtest", "guardpage":
-			return 1, "internal/" + name // test helpers: on core, under everything else
-		case "atomicfile", "rootfs":
-			return 1, "internal/" + name // temporary files and a directory that nothing leaves: for every layer above
+		// internal/ by kind: test fixtures (internal/testing/...) and
+		// file helpers (internal/fsutil/...) are for every layer above
+		// core, each kind one unit; anything else is a subsystem of the command (mount,
+		// serve, remote storage), with its own helpers under it.
+		kind, _, _ := strings.Cut(rest, "/")
+		switch kind {
+		case "testing", "fsutil":
+			return 1, "internal/" + kind
 		}
-		return 5, "internal/" + name // the command's own helpers
+		return 5, "internal/" + kind
 
 	case "transform":
 		return 3, "transform"
@@ -110,6 +112,13 @@ func TestCheck(t *testing.T) {
 		{"plugins/bencode", "torrent", false},
 		{"transform", "torrent", false},
 		{"cmd/b14fs", "torrent", true},
+		{"fsx", "internal/fsutil/atomicfile", true},
+		{"plugins/base16384", "internal/testing/guardpage", true},
+		{"internal/testing/difftest", "internal/testing/longtest", true},
+		{"internal/testing/difftest", "fsx", false},
+		{"internal/fsutil/atomicfile", "internal/serve", false},
+		{"fsx", "internal/remote/s3fs", false},
+		{"internal/remote/s3fs", "fsx", true},
 	}
 	for _, tt := range tests {
 		pkg, imp := tt.pkg, tt.imp

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/difftest"
+	"github.com/b14fs/b14fs/internal/testing/difftest"
 )
 
 // TestDifferential applies random sequences of operations through several

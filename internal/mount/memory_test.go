@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/b14fs/b14fs/fsx"
-	"github.com/b14fs/b14fs/internal/difftest"
-	"github.com/b14fs/b14fs/internal/longtest"
-	"github.com/b14fs/b14fs/internal/rootfs"
+	"github.com/b14fs/b14fs/internal/fsutil/rootfs"
+	"github.com/b14fs/b14fs/internal/testing/difftest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/b14fs/b14fs/internal/longtest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 )
 
 // stressDuration is how long TestStress runs: B14FS_STRESS seconds, else

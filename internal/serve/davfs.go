@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/net/webdav"
 
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 )
 
 // davFS adapts an afero.Fs to webdav.FileSystem. Its FileInfos carry

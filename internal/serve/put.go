@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/net/webdav"
 
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 )
 
 // An upload (PUT, and each file COPY writes) replaces its target only when

@@ -19,10 +19,10 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
-	"github.com/b14fs/b14fs/internal/atomicfile"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/rootfs"
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
-	"github.com/b14fs/b14fs/internal/rootfs"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 

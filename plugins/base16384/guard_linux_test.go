@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/guardpage"
+	"github.com/b14fs/b14fs/internal/testing/guardpage"
 )
 
 // TestGuardPages encodes and decodes whole buffers (the assembly of

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/shareddata"
-	"github.com/b14fs/b14fs/internal/vectors"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/vectors"
 )
 
 // A vector is one reference encoding from the shared test data, read from
@@ -71,7 +71,7 @@ func TestVectors(t *testing.T) {
 func head(b []byte) []byte { return b[:min(len(b), 32)] }
 
 // TestCompactVectors checks every reference vector on any clone: the
-// inputs are generated (internal/vectors) and each encoding's SHA-256 is
+// inputs are generated (internal/testing/vectors) and each encoding's SHA-256 is
 // the reference's.
 func TestCompactVectors(t *testing.T) {
 	vs, err := vectors.Base16384()

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
 )
 
 // tinyLimits are limit sets small enough that the tests' small inputs take

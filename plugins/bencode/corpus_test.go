@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/shareddata"
+	"github.com/b14fs/b14fs/internal/testing/shareddata"
 )
 
 // A corpusFile is one file of a bencode corpus.

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/testcodec"
+	"github.com/b14fs/b14fs/internal/testing/testcodec"
 	"github.com/b14fs/b14fs/plugins/rpc"
 	"github.com/b14fs/b14fs/plugins/rpc/internal/pb"
 )

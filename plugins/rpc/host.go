@@ -26,7 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 	"github.com/b14fs/b14fs/plugins/rpc/internal/pb"
 )
 

@@ -21,9 +21,9 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
-	"github.com/b14fs/b14fs/internal/longtest"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/b14fs/b14fs/fsx"
-	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -53,10 +53,10 @@ func dialTimeout(t testing.TB, s *remotetest.SSH, addr string, timeout time.Dura
 // ignoreServers leaves out of goleak's count what the servers a test
 // starts run in the test's process.
 var ignoreServers = []goleak.Option{
-	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/remote/remotetest.startServer.func1"),
+	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/testing/remotetest.startServer.func1"),
 	goleak.IgnoreAnyFunction("os/exec.(*Cmd).Start.func2"),
-	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/remote/remotetest.(*Proxy).pipe"),
-	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/remote/remotetest.(*Proxy).pipe.func1"),
+	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/testing/remotetest.(*Proxy).pipe"),
+	goleak.IgnoreAnyFunction("github.com/b14fs/b14fs/internal/testing/remotetest.(*Proxy).pipe.func1"),
 }
 
 // TestReconnect loses the connection, by a cut network and by a server

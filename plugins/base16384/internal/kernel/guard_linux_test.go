@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/guardpage"
+	"github.com/b14fs/b14fs/internal/testing/guardpage"
 )
 
 // guardLengths returns the lengths of testLengths(impl, size) up to

@@ -1,6 +1,6 @@
 // Command testplugin is a codec plugin for the tests of package rpc and of
 // the b14fs command. It serves the codec its executable's name asks for
-// (b14fs-plugin-NAME): xor from internal/testcodec, listing its option
+// (b14fs-plugin-NAME): xor from internal/testing/testcodec, listing its option
 // (core.OptionLister), and the same as xor2; crash, which kills its
 // own process on the first data it sees; liar, which serves hex under the
 // name "hex", which a host must refuse; and for any other NAME, hex named
@@ -44,7 +44,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/core/codectest"
-	"github.com/b14fs/b14fs/internal/testcodec"
+	"github.com/b14fs/b14fs/internal/testing/testcodec"
 	"github.com/b14fs/b14fs/plugins/rpc"
 )
 

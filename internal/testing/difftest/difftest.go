@@ -53,7 +53,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/longtest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 )
 
 // FS is a filesystem a sequence runs on. Names are slash-separated and

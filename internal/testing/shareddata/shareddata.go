@@ -21,7 +21,7 @@ const EnvVar = "B14FS_TESTDATA"
 func Root() string {
 	root := os.Getenv(EnvVar)
 	if root == "" {
-		// This file is internal/shareddata/shareddata.go in the repository.
+		// This file is internal/testing/shareddata/shareddata.go in the repository.
 		_, file, _, ok := runtime.Caller(0)
 		if !ok || !filepath.IsAbs(file) {
 			return ""
