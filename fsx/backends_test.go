@@ -25,8 +25,9 @@ type backend struct {
 }
 
 // backends returns the bases every test runs over: in memory, a local
-// directory, an S3 bucket (on SeaweedFS, or the in-process fake where
-// SeaweedFS is not built) and a directory of an sshd. The servers start once, for all the tests of the process.
+// directory, an S3 bucket (on the in-process fake, or on SeaweedFS with the
+// long checks where it is built) and a directory of an sshd. The servers
+// start once, for all the tests of the process.
 func backends() []backend {
 	return []backend{
 		{"mem", memBase},
@@ -100,8 +101,8 @@ var s3Transport = func() *http.Transport {
 var s3Prefixes atomic.Int64
 
 // s3Base returns an S3 base over a new key prefix of the bucket of an S3
-// server which all the tests share: SeaweedFS where it is built, else the
-// in-process fake (remotetest.SharedS3).
+// server which all the tests share: the in-process fake, or SeaweedFS with
+// the long checks where it is built (remotetest.SharedS3).
 func s3Base(t *testing.T) afero.Fs {
 	endpoint, _ := remotetest.SharedS3(t)
 	fsys, err := s3fs.New(remotetest.Bucket, fmt.Sprintf("%s-%d", t.Name(), s3Prefixes.Add(1)), s3fs.Config{
