@@ -11,6 +11,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/spf13/afero"
 
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/internal/remote/remotetest"
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
@@ -25,16 +26,21 @@ type backend struct {
 }
 
 // backends returns the bases every test runs over: in memory, a local
-// directory, an S3 bucket (on the in-process fake, or on SeaweedFS with the
-// long checks where it is built) and a directory of an sshd. The servers
-// start once, for all the tests of the process.
+// directory and an S3 bucket (on the in-process fake, or on SeaweedFS with
+// the long checks where it is built); the long checks add a directory of
+// an sshd, over a connection of each test's own (sftpfs's tests run fsx
+// over sshd in the quick run too). The servers start once, for all the
+// tests of the process.
 func backends() []backend {
-	return []backend{
+	bs := []backend{
 		{"mem", memBase},
 		{"os", func(t *testing.T) afero.Fs { return afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()) }},
 		{"s3", s3Base},
-		{"sftp", sftpBase},
 	}
+	if longtest.Enabled() {
+		bs = append(bs, backend{"sftp", sftpBase})
+	}
+	return bs
 }
 
 // memBase returns a base in memory: a directory of a MemMapFs, through a
