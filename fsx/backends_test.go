@@ -13,6 +13,7 @@ import (
 
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 	"github.com/b14fs/b14fs/internal/testing/remotetest"
 )
 
@@ -25,15 +26,21 @@ type backend struct {
 }
 
 // backends returns the bases every test runs over: in memory, a local
-// directory, an S3 bucket (on SeaweedFS, or the in-process fake where
-// SeaweedFS is not built) and a directory of an sshd. The servers start once, for all the tests of the process.
+// directory and an S3 bucket (on the in-process fake, or on SeaweedFS with
+// the long checks where it is built); the long checks add a directory of
+// an sshd, over a connection of each test's own (sftpfs's tests run fsx
+// over sshd in the quick run too). The servers start once, for all the
+// tests of the process.
 func backends() []backend {
-	return []backend{
+	bs := []backend{
 		{"mem", memBase},
 		{"os", func(t *testing.T) afero.Fs { return afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()) }},
 		{"s3", s3Base},
-		{"sftp", sftpBase},
 	}
+	if longtest.Enabled() {
+		bs = append(bs, backend{"sftp", sftpBase})
+	}
+	return bs
 }
 
 // memBase returns a base in memory: a directory of a MemMapFs, through a
@@ -100,8 +107,8 @@ var s3Transport = func() *http.Transport {
 var s3Prefixes atomic.Int64
 
 // s3Base returns an S3 base over a new key prefix of the bucket of an S3
-// server which all the tests share: SeaweedFS where it is built, else the
-// in-process fake (remotetest.SharedS3).
+// server which all the tests share: the in-process fake, or SeaweedFS with
+// the long checks where it is built (remotetest.SharedS3).
 func s3Base(t *testing.T) afero.Fs {
 	endpoint, _ := remotetest.SharedS3(t)
 	fsys, err := s3fs.New(remotetest.Bucket, fmt.Sprintf("%s-%d", t.Name(), s3Prefixes.Add(1)), s3fs.Config{

@@ -388,12 +388,15 @@ func checkConcurrent(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
 // quarter as many push streams. It opens fewer, down to minReleased, when
 // their sources would hold more than releasedBytes in all, so that a codec
 // that takes in all of its input before its first output is not checked
-// for minutes.
-const (
-	released      = 200
-	minReleased   = 16
-	releasedBytes = 16 << 20
-)
+// for minutes. The long checks open four times as many, over four times
+// the bytes: more chances for a stream that lets go of its source only
+// now and then to be caught.
+func released() (most, least, bytes int) {
+	if long() {
+		return 200, 16, 16 << 20
+	}
+	return 50, 16, 4 << 20
+}
 
 // checkReleased checks, on the largest input, that a stream closed part way
 // lets go of its source or destination (see usedLate).
@@ -421,8 +424,9 @@ func checkReleased(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
 // source or destination used too late tells, or "" when none was.
 func usedLate(c core.Codec, in, enc []byte) string {
 	var all []*watched
+	most, least, budget := released()
 	for _, d := range directions(c, in, enc) {
-		n := min(released, max(minReleased, releasedBytes/len(d.src)))
+		n := min(most, max(least, budget/len(d.src)))
 		for k := range n {
 			src := &watched{what: d.name + " pull, source that only reads", r: bytes.NewReader(d.src)}
 			var r io.ReadCloser
@@ -566,8 +570,15 @@ func (m watchedMemory) Len() int {
 	return m.r.Len()
 }
 
-// abandoned is how many partly used streams checkAbandoned opens.
-const abandoned = 1000
+// abandoned returns how many partly used streams checkAbandoned opens: a
+// stream that leaks leaks every time, or often enough to show among 200;
+// the long checks open 1000.
+func abandoned() int {
+	if long() {
+		return 1000
+	}
+	return 200
+}
 
 // checkAbandoned opens streams, reads or writes a little, and closes them;
 // once all are closed, no goroutine they started may be left. The streams
@@ -584,8 +595,9 @@ func checkAbandoned(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
 		readAll(d.pull(bytes.NewReader(d.src)))
 	}
 	label := fmt.Sprintf("abandoned-%d", abandonedRuns.Add(1))
+	streams := abandoned()
 	pprof.Do(context.Background(), pprof.Labels("codectest", label), func(context.Context) {
-		for k := range abandoned {
+		for k := range streams {
 			d := ds[k%2]
 			if k%4 < 2 {
 				r := d.pull(bytes.NewReader(d.src))
@@ -605,7 +617,7 @@ func checkAbandoned(t *testing.T, c core.Codec, inputs, encodings [][]byte) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("%d goroutines started by %d partly used streams are left after they were closed:\n%s", n, abandoned, stacks)
+			t.Errorf("%d goroutines started by %d partly used streams are left after they were closed:\n%s", n, streams, stacks)
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

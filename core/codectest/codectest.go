@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"testing"
 	"testing/iotest"
 
@@ -32,6 +34,55 @@ var Readers = []Reader{
 
 // writeSizes are the write sizes TestCodec pushes data through a push stream in.
 var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
+
+// oneByteEdges is how many bytes at each end of a longer source TestCodec
+// reads a byte at a time where Readers says OneByteReader, the rest coming
+// in iotest.HalfReader's pieces: every split of a unit, at the start and at
+// the end, for a fraction of the reads (each a message to a plugin). With
+// the long checks (B14FS_LONG=1) the whole source is read a byte at a time.
+const oneByteEdges = 4 << 10
+
+// long reports whether the long checks are asked for: $B14FS_LONG is 1, as
+// for the project's other long tests (internal/longtest, which core does
+// not import).
+func long() bool { return os.Getenv("B14FS_LONG") == "1" }
+
+// sourceReaders returns the Readers that feed a pull stream a source of n
+// bytes (see oneByteEdges).
+func sourceReaders(n int) []Reader {
+	if n <= 2*oneByteEdges || long() {
+		return Readers
+	}
+	rs := slices.Clone(Readers)
+	for i, rd := range rs {
+		if rd.Name == "OneByteReader" {
+			rs[i] = Reader{"OneByteReader at the ends", func(r io.Reader) io.Reader {
+				return &edgeByteReader{r: r, n: n}
+			}}
+		}
+	}
+	return rs
+}
+
+// edgeByteReader reads the first and the last oneByteEdges of the n bytes
+// of r a byte at a time, and those between in reads of half the buffer.
+type edgeByteReader struct {
+	r      io.Reader
+	n, off int
+}
+
+func (e *edgeByteReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	most := 1
+	if e.off >= oneByteEdges && e.off < e.n-oneByteEdges {
+		most = min((len(p)+1)/2, e.n-oneByteEdges-e.off)
+	}
+	k, err := e.r.Read(p[:min(len(p), most)])
+	e.off += k
+	return k, err
+}
 
 // TestCodec checks that c keeps the core.Codec contract on each input, and
 // that every optional capability c declares matches its base behaviour, the
@@ -73,6 +124,12 @@ var writeSizes = []int{1, 2, 3, 7, 64, 4093, 1 << 20}
 //     close or reuse it), and once a push stream's Close has returned,
 //     nothing writes into its writer;
 //   - partly read pull streams, once closed, leave no goroutine behind.
+//
+// The checks that repeat something many times (1-byte reads of a long
+// source, streams closed part way, abandoned streams) run at a size that
+// keeps a plugin's suite quick; with the long checks ($B14FS_LONG=1, as the
+// project's CI runs) at full size: see oneByteEdges, released and
+// abandoned.
 func TestCodec(t *testing.T, c core.Codec, inputs ...[]byte) {
 	t.Helper()
 	encodings := make([][]byte, len(inputs))
@@ -121,7 +178,7 @@ func readAll(r io.ReadCloser) ([]byte, error) {
 // into want.
 func checkForm(t *testing.T, dir string, pull func(io.Reader) io.ReadCloser, push func(io.Writer) io.WriteCloser, src, want []byte) {
 	t.Helper()
-	for _, rd := range Readers {
+	for _, rd := range sourceReaders(len(src)) {
 		got, err := readAll(pull(rd.Wrap(bytes.NewReader(src))))
 		if err != nil {
 			t.Errorf("%s pull, %s: %v", dir, rd.Name, err)

@@ -72,7 +72,7 @@ func TestRewriteWhileReading(t *testing.T) {
 	if err := os.WriteFile(tm.at("f"), a, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stop := time.Now().Add(3 * time.Second)
+	stop := time.Now().Add(raceDuration())
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var reads, bad int
@@ -123,7 +123,7 @@ func TestRewriteWhileReading(t *testing.T) {
 // program's file that was being closed).
 func TestConcurrentWriters(t *testing.T) {
 	tm := mountNew(t)
-	stop := time.Now().Add(3 * time.Second)
+	stop := time.Now().Add(raceDuration())
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
 	loop := func(do func(i int) error) {

@@ -109,7 +109,7 @@ func TestResizedByOther(t *testing.T) {
 		t.Errorf("holds %q, want %q", got, want)
 	}
 
-	stop := time.Now().Add(3 * time.Second)
+	stop := time.Now().Add(raceDuration())
 	var wg sync.WaitGroup
 	var failed sync.Map
 	for w := range 3 {

@@ -17,7 +17,7 @@ import (
 )
 
 // stressDuration is how long TestStress runs: B14FS_STRESS seconds, else
-// 60 s with the long checks (longtest), 5 s without.
+// 60 s with the long checks (longtest), 2 s without.
 func stressDuration() time.Duration {
 	if s, err := strconv.Atoi(os.Getenv("B14FS_STRESS")); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
@@ -25,7 +25,17 @@ func stressDuration() time.Duration {
 	if longtest.Enabled() {
 		return 60 * time.Second
 	}
-	return 5 * time.Second
+	return 2 * time.Second
+}
+
+// raceDuration is how long the tests that race programs against each other
+// over one file run: 3 s with the long checks, 1 s without (some hundred
+// rewrites and thousands of reads).
+func raceDuration() time.Duration {
+	if longtest.Enabled() {
+		return 3 * time.Second
+	}
+	return time.Second
 }
 
 // TestStress runs 8 writers and 8 readers on a writable mount at once, over

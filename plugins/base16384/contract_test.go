@@ -13,6 +13,7 @@ import (
 // those for text (whose streams have no blocks) too, with inputs of every tail length and
 // across the streams' chunk sizes.
 func TestCodecContract(t *testing.T) {
+	t.Parallel()
 	var inputs [][]byte
 	for n := range 15 {
 		inputs = append(inputs, bytes.Repeat([]byte{0xA5}, n))

@@ -75,12 +75,15 @@ func (d *decodeState) decode(dst, src []byte, final bool) (nDst, nSrc int, err e
 // those. bad is the offset in src of the bad unit or byte when err is not
 // nil.
 func (d *decodeState) text(dst, src []byte, final bool) (nDst, nSrc, bad int, err error) {
-	if d.raw == nil {
-		d.raw = make([]byte, rawChunk+1)
+	// The scratch holds rawChunk bytes of units, or all those of a shorter
+	// src (3 bytes each), so that decoding a short text takes no 8 KiB; it
+	// grows at least twofold, up to rawChunk.
+	if need := min(rawChunk, 2*(len(src)/3+1)); len(d.raw) <= need {
+		d.raw = make([]byte, min(rawChunk, max(need, 2*len(d.raw)))+1)
 	}
 	g := &d.span
 	for {
-		d.cfg.gatherText(d.raw[:rawChunk], src[nSrc:], final, g)
+		d.cfg.gatherText(d.raw[:len(d.raw)-1], src[nSrc:], final, g)
 		last := !g.full && g.stray < 0
 		n, m, b, e := d.units(dst[nDst:], g.raw, last && final)
 		nDst += n

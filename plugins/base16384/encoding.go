@@ -3,6 +3,7 @@ package base16384
 import (
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/b14fs/b14fs/core"
 )
@@ -121,14 +122,33 @@ func (e *Encoding) DecodedLen(src []byte) (int, error) {
 
 // count returns the length of the decoding of src by decoding it.
 func (c config) count(src []byte) (int, error) {
-	var n countWriter
-	w := newDecodeWriter(&n, c)
-	_, err := w.Write(src)
+	k := counters.Get().(*counter)
+	defer counters.Put(k)
+	k.w.Reset(&k.n)
+	k.n, k.d.dec.cfg = 0, c
+	k.d.dec.reset()
+	_, err := k.w.Write(src)
 	if err == nil {
-		err = w.Close()
+		err = k.w.Close()
 	}
-	return int(n), err
+	return int(k.n), err
 }
+
+// A counter is a push stream that decodes to count, with its buffers. count
+// takes one from counters, so that DecodedLen (and AppendDecode and
+// DecodeString, which call it) do not allocate the stream's 40 KiB each
+// time.
+type counter struct {
+	n countWriter
+	d decoder
+	w *core.Writer
+}
+
+var counters = sync.Pool{New: func() any {
+	k := new(counter)
+	k.w = core.NewWriter(&k.n, &k.d)
+	return k
+}}
 
 // A countWriter counts the bytes written to it.
 type countWriter int64

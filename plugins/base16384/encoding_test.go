@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -117,5 +118,27 @@ func TestEncodingDecodeErrors(t *testing.T) {
 		if !errors.As(err, &de) || de.Offset != int64(len(enc)) || string(out) != "keep" {
 			t.Errorf("AppendDecode of trailing data = %q, %v", out, err)
 		}
+	}
+}
+
+// TestShortTextAllocations checks that decoding a short text that DecodedLen
+// counts by decoding (the UTF-8 form in lines) allocates about its output,
+// not the buffers of a stream.
+func TestShortTextAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops what it is given under the race detector")
+	}
+	text := base16384.New(base16384.UTF8, base16384.Wrap(4)).EncodeToString([]byte("hello, world"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 100
+	for range runs {
+		if got, err := base16384.StdEncoding.DecodeString(text); err != nil || string(got) != "hello, world" {
+			t.Fatalf("DecodeString = %q, %v", got, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 2048 {
+		t.Errorf("DecodeString of %d bytes allocated %d bytes a call", len(text), per)
 	}
 }

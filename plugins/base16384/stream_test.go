@@ -115,6 +115,7 @@ func encodeWith(cfg config, src []byte) []byte {
 }
 
 func TestEncoderReader(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range configs {
 		for _, src := range streamInputs() {
 			want := encodeWith(cfg, src)
@@ -137,6 +138,7 @@ func TestEncoderReader(t *testing.T) {
 }
 
 func TestDecoderReader(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range configs {
 		for _, src := range streamInputs() {
 			enc := encodeWith(cfg, src)
@@ -162,6 +164,7 @@ func TestDecoderReader(t *testing.T) {
 var pieceSizes = []int{1, 2, 3, 5, 7, 8, 63, 64, 65, 1000, 1 << 20}
 
 func TestEncodeWriter(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range configs {
 		for _, src := range streamInputs() {
 			want := encodeWith(cfg, src)
@@ -177,6 +180,7 @@ func TestEncodeWriter(t *testing.T) {
 }
 
 func TestDecodeWriter(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range configs {
 		for _, src := range streamInputs() {
 			enc := encodeWith(cfg, src)
@@ -209,6 +213,7 @@ func decodeAllForms(in []byte, check func(form string, out []byte, err error)) {
 }
 
 func TestStreamDecodeErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range badInputs {
 		raw := unhex(t, tc.in)
 		// Put whole groups first, so the bad unit lies past a chunk boundary.
@@ -358,6 +363,7 @@ func cuts(n int) [][]int {
 // with 1-byte reads from it or from its source. Every form must write what
 // one-shot decoding decodes before the error, and report the same error.
 func TestStreamSplits(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range splitConfigs {
 		dw, d := newDecodeWriter(nil, cfg), newDecoder(nil, cfg)
 		var buf bytes.Buffer

@@ -102,6 +102,7 @@ func TestDecodeText(t *testing.T) {
 // TestEncodeLines checks the line breaks of wrap and newline, one-shot and
 // in both stream forms, and that the text decodes back.
 func TestEncodeLines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		opts []Option
 		in   string

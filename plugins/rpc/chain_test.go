@@ -39,6 +39,7 @@ func mixedChains(xor, hex core.Codec) []core.Codec {
 // started may read the stage below it, which the chain closes next (run
 // with -race).
 func TestChainCloseMidStream(t *testing.T) {
+	t.Parallel()
 	in := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
 	for _, mode := range hostModes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -68,6 +69,7 @@ func TestChainCloseMidStream(t *testing.T) {
 // TestChainContract runs the codec conformance suite on a chain with a
 // plugin's stage between built-in ones.
 func TestChainContract(t *testing.T) {
+	t.Parallel()
 	for _, mode := range hostModes {
 		t.Run(mode.name, func(t *testing.T) {
 			xor := lookup(t, discover(t, mode.opts...), "xor")

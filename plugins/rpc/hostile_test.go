@@ -156,6 +156,7 @@ func TestForgedLog(t *testing.T) {
 // stream in time: with a small input, or a large one that fills every
 // buffer on the way.
 func TestStall(t *testing.T) {
+	t.Parallel()
 	stall := lookup(t, discover(t, rpc.WithTimeout(300*time.Millisecond)), "stall")
 	for name, run := range map[string]func(core.Codec, string) ([]byte, error){"pull": pull, "push": push} {
 		for size, input := range map[string]string{"small": "abc", "large": strings.Repeat("x", 16<<20)} {
@@ -179,6 +180,7 @@ func testStall(t *testing.T, stall core.Codec, run func(core.Codec, string) ([]b
 // TestFrozen checks that a plugin that answers nothing, not even the request
 // to stop, neither hangs a stream nor the host's Close.
 func TestFrozen(t *testing.T) {
+	t.Parallel()
 	var reg core.Registry
 	host, err := rpc.Discover(&reg, pluginDir, rpc.WithTimeout(300*time.Millisecond), rpc.WithLogger(hclog.NewNullLogger()))
 	if err != nil {

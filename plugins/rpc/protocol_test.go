@@ -60,6 +60,7 @@ func readInput(st pb.Codec_StreamServer) error {
 }
 
 func TestProtocolViolations(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		stream func(pb.Codec_StreamServer) error
@@ -225,6 +226,7 @@ func fakeDataCodec(t *testing.T, limit time.Duration, stream func(pb.Codec_Strea
 // TestDataProtocolViolations checks what the host makes of a plugin that
 // breaks the protocol of data connections.
 func TestDataProtocolViolations(t *testing.T) {
+	t.Parallel()
 	const size = 100000
 	for _, c := range []struct {
 		name   string

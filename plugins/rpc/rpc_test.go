@@ -119,6 +119,7 @@ var inputs = [][]byte{nil, []byte("x"), []byte("hello, plugin"), bytes.Repeat([]
 
 // TestContract runs the codec conformance suite across the process boundary.
 func TestContract(t *testing.T) {
+	t.Parallel()
 	reg := discover(t)
 	for _, name := range []string{"hex", "xor"} {
 		t.Run(name, func(t *testing.T) { codectest.TestCodec(t, lookup(t, reg, name), inputs...) })
@@ -128,6 +129,7 @@ func TestContract(t *testing.T) {
 // TestContractFrames runs the conformance suite with the data in frames on
 // the gRPC calls, as for a plugin that offers no data connection.
 func TestContractFrames(t *testing.T) {
+	t.Parallel()
 	reg := discover(t, rpc.WithFramesOnly())
 	for _, name := range []string{"hex", "xor"} {
 		t.Run(name, func(t *testing.T) { codectest.TestCodec(t, lookup(t, reg, name), inputs...) })

@@ -39,11 +39,12 @@ func ops(n int) int {
 // TestDirDir runs sequences on two local directories, which must agree.
 // The seeds run in parallel: most of their time is spent waiting for the
 // disk, on fsync and on ext4's flush at the close of a truncated file.
+// They run DefaultOps operations each: 20,000 with the long checks.
 func TestDirDir(t *testing.T) {
 	for seed := range int64(3) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			t.Parallel()
-			cfg := Config{Seed: seed, Ops: ops(20000)}
+			cfg := Config{Seed: seed, Ops: DefaultOps()}
 			if err := Run(cfg, Dir(t.TempDir()), Dir(t.TempDir())); err != nil {
 				t.Fatal(err)
 			}
@@ -51,11 +52,13 @@ func TestDirDir(t *testing.T) {
 	}
 }
 
+// TestDirAfero runs sequences on a local directory and on another through
+// afero's OsFs, DefaultOps operations each, in parallel.
 func TestDirAfero(t *testing.T) {
 	for seed := range int64(3) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			t.Parallel()
-			cfg := Config{Seed: 100 + seed, Ops: ops(20000)}
+			cfg := Config{Seed: 100 + seed, Ops: DefaultOps()}
 			b := afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())
 			if err := Run(cfg, Dir(t.TempDir()), Afero(b, nil)); err != nil {
 				t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 )
 
 // shared is a server that all the tests of a process share: the first test
@@ -73,14 +75,15 @@ func SharedWeed(t testing.TB) string {
 }
 
 // SharedS3 returns the S3 endpoint that all the tests of the process share,
-// and whether it is SeaweedFS: a SeaweedFS server, as SharedWeed starts,
-// where weed is there (CI builds it: .ci/weed), and else the in-process
-// fake of FakeS3, so that no S3 test is skipped for want of a server.
-// Both hold Bucket and take AccessKey and SecretKey (the fake checks no
-// signature).
+// and whether it is SeaweedFS: with the long checks (longtest), a SeaweedFS
+// server, as SharedWeed starts, where weed is there (CI builds it:
+// .ci/weed), and else the in-process fake of FakeS3, so that no S3 test is
+// skipped for want of a server, and the quick run starts no server of its
+// own. Both hold Bucket and take AccessKey and SecretKey (the fake checks
+// no signature).
 func SharedS3(t testing.TB) (endpoint string, weed bool) {
 	t.Helper()
-	if WeedBinary() != "" {
+	if longtest.Enabled() && WeedBinary() != "" {
 		return SharedWeed(t), true
 	}
 	return sharedFake.get(t, func(string) (string, func(), error) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package base16384_test
+
+const raceEnabled = false
