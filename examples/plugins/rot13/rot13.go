@@ -16,30 +16,6 @@ type Codec struct{ beyond13 int }
 // Name returns "rot13": the plugin's executable is b14fs-plugin-rot13.
 func (Codec) Name() string { return "rot13" }
 
-// Suffix returns ".rot13", the suffix b14fs gives encoded files.
-func (Codec) Suffix() string { return ".rot13" }
-
-// OptionDocs lists the options WithOptions takes.
-func (Codec) OptionDocs() []core.OptionDoc {
-	return []core.OptionDoc{{Key: "shift", Usage: "rotate letters by N places, 1..25 (default 13)"}}
-}
-
-// WithOptions takes shift=N. The host asks the plugin when a chain is
-// built, so a bad option fails at once, with this error.
-func (c Codec) WithOptions(opts core.Options) (core.Codec, error) {
-	for _, opt := range opts {
-		if opt.Key != "shift" {
-			return nil, opt.Unknown(c.Name())
-		}
-		shift, err := opt.IntIn(c.Name(), 1, 25)
-		if err != nil {
-			return nil, err
-		}
-		c.beyond13 = shift - 13
-	}
-	return c, nil
-}
-
 // NewEncodeReader returns a reader of r's bytes rotated: core's stream
 // around the step function.
 func (c Codec) NewEncodeReader(r io.Reader) io.ReadCloser { return core.NewReader(r, c.by()) }
