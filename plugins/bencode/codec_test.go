@@ -112,6 +112,7 @@ var jsonForms = []struct {
 }
 
 func TestJSONForm(t *testing.T) {
+	t.Parallel()
 	for _, tt := range jsonForms {
 		c := NewCodec()
 		if tt.lenient {
@@ -186,6 +187,7 @@ func TestHexForm(t *testing.T) {
 }
 
 func TestEncodeJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		json, bencode string
 		lenient       bool
@@ -213,6 +215,7 @@ func TestEncodeJSON(t *testing.T) {
 }
 
 func TestEncodeJSONErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		json    string
 		offset  int64
@@ -280,6 +283,7 @@ func checkDataError(t *testing.T, in string, err error, offset int64, msg string
 }
 
 func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		offset  int64
@@ -341,6 +345,7 @@ func TestCodecOptions(t *testing.T) {
 }
 
 func TestCodecReadError(t *testing.T) {
+	t.Parallel()
 	for _, encode := range []bool{false, true} {
 		c := NewCodec()
 		r := c.NewDecodeReader(iotest.TimeoutReader(iotest.OneByteReader(strings.NewReader("li1ee"))))
@@ -354,6 +359,7 @@ func TestCodecReadError(t *testing.T) {
 }
 
 func TestCodecWriter(t *testing.T) {
+	t.Parallel()
 	c := NewCodec()
 	var out bytes.Buffer
 	w := c.NewDecodeWriter(&out)
@@ -420,6 +426,7 @@ var lenientFiles = []string{
 }
 
 func TestCodecCorpus(t *testing.T) {
+	t.Parallel()
 	strict, lax, hexForm := NewCodec(), configured(t, lenient), configured(t, hexBinary)
 	for _, class := range []string{"valid", "edge"} {
 		for _, f := range corpus(t, class) {
@@ -466,6 +473,7 @@ func TestCodecCorpus(t *testing.T) {
 }
 
 func TestCodecReset(t *testing.T) {
+	t.Parallel()
 	inputs := [][]byte{[]byte("d1:ali1eee"), []byte("x"), []byte("d1:ai1e"), []byte("l2:\xff\xfee")}
 	for _, c := range []core.Codec{NewCodec(), configured(t, lenient)} {
 		for _, encode := range []bool{false, true} {
