@@ -88,6 +88,7 @@ func runCLI(t *testing.T, dir string, stdin []byte, outName string, prog string,
 // directions, files and standard streams: the outputs must be the same
 // bytes, and the exit statuses the same.
 func TestCompatMatchesC(t *testing.T) {
+	t.Parallel()
 	c := cCLI(t)
 	bin := builtB14fs(t)
 	dir := t.TempDir()
