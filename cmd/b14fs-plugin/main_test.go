@@ -22,8 +22,12 @@ import (
 )
 
 // remote is a registry of the built-in codecs served by this command, each
-// as its plugin process, built once for the package's tests.
-var remote *core.Registry
+// as its plugin process, built once for the package's tests into the
+// program pluginBin.
+var (
+	remote    *core.Registry
+	pluginBin string
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "b14fs-plugin")
@@ -48,6 +52,7 @@ func build(dir string) (*rpc.Host, error) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building b14fs-plugin: %v\n%s", err, out)
 	}
+	pluginBin = bin
 	if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+"bencode")); err != nil {
 		return nil, err
 	}
@@ -103,6 +108,7 @@ func same(t *testing.T, codec, name string, decode bool, input []byte) {
 // their encodings decoded, the bencode files decoded and their decodings
 // encoded back.
 func TestSharedCorpus(t *testing.T) {
+	t.Parallel()
 	for _, codec := range []string{"base16384", "bencode"} {
 		t.Run(codec, func(t *testing.T) {
 			dir := shareddata.Dir(t, codec)
@@ -135,6 +141,7 @@ func TestSharedCorpus(t *testing.T) {
 // TestRepositoryData does the same on the repository's own data: the
 // reference base16384 inputs and the bencode corpus of plugins/bencode.
 func TestRepositoryData(t *testing.T) {
+	t.Parallel()
 	vs, err := vectors.Base16384()
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +164,7 @@ func TestRepositoryData(t *testing.T) {
 
 // TestContract runs the codec conformance suite on each plugin.
 func TestContract(t *testing.T) {
+	t.Parallel()
 	inputs := [][]byte{nil, []byte("x"), []byte("hello, plugin"), bytes.Repeat([]byte("0123456789"), 30000)}
 	for _, name := range []string{"base16384", "bencode"} {
 		t.Run(name, func(t *testing.T) {
@@ -177,6 +185,7 @@ func TestContract(t *testing.T) {
 // stage between built-in ones: bencode, then base16384 through its plugin,
 // then base16384 in UTF-8 in process.
 func TestChainContract(t *testing.T) {
+	t.Parallel()
 	var stages []core.Codec
 	for _, s := range []struct {
 		reg  *core.Registry
@@ -214,9 +223,10 @@ func bencodeJSON(t *testing.T) [][]byte {
 // TestOptions checks that each plugin lists the options of its codec, as
 // b14fs plugins shows them.
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, rpc.PluginPrefix+"bencode"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Link(pluginBin, filepath.Join(dir, rpc.PluginPrefix+"bencode")); err != nil {
+		t.Fatal(err)
 	}
 	host, err := rpc.Discover(new(core.Registry), dir, rpc.WithLogger(hclog.NewNullLogger()))
 	if err != nil {

@@ -57,6 +57,7 @@ func (w withPluginDir) Run() int {
 }
 
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"status": status, "waitfor": waitFor, "pty": ptyCmd},

@@ -127,6 +127,7 @@ print(hashlib.sha256(info).hexdigest())
 // (Debian python3-libtorrent) with the same piece length (chosen by both
 // when not given) and private flag.
 func TestCreateMatchesLibtorrentCLI(t *testing.T) {
+	t.Parallel()
 	py := ""
 	for _, p := range []string{"/usr/bin/python3", "python3"} {
 		if exec.Command(p, "-c", "import libtorrent").Run() == nil {

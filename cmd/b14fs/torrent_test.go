@@ -150,6 +150,7 @@ func trTracker(u string) bool {
 // predates BEP 52 and rejects v2 and hybrid torrents (and some others);
 // TestShowMatchesLibtorrent covers those.
 func TestShowMatchesTransmission(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("transmission-show"); err != nil {
 		t.Skip("transmission-show not installed (Debian: apt-get install transmission-cli): not comparing with it")
 	}
@@ -352,6 +353,7 @@ func libtorrentShow(t *testing.T) map[string]*ltInfo {
 // since the two sanitize unsafe ones differently), trackers, web seeds,
 // private flag, creator, comment, creation date and magnet link.
 func TestShowMatchesLibtorrent(t *testing.T) {
+	t.Parallel()
 	lt := libtorrentShow(t)
 	if lt == nil {
 		t.Skip("python3-libtorrent not installed (Debian: apt-get install python3-libtorrent): not comparing with it")

@@ -157,6 +157,7 @@ func TestResizedByOther(t *testing.T) {
 // sqlite reports committed is in the table afterwards, and the database
 // passes integrity_check.
 func TestSqliteWriters(t *testing.T) {
+	t.Parallel()
 	need(t, "sqlite3")
 	tm := mountNew(t)
 	for _, mode := range []string{"wal", "delete"} {

@@ -160,6 +160,7 @@ func tailProc(t *testing.T, args ...string) func() string {
 // through the mount, appended to the stored file in place underneath, and
 // the stored file replaced underneath (tail -F) all show up.
 func TestToolTailF(t *testing.T) {
+	t.Parallel()
 	need(t, "tail", "sh")
 	tm := mountNew(t)
 	if err := os.WriteFile(tm.at("log"), []byte("one\n"), 0o644); err != nil {
@@ -400,6 +401,7 @@ func TestToolTruncate(t *testing.T) {
 // with 10,000 rows in transactions and checks its integrity: random writes
 // in place, with the stored file (and so the file sqlite has open) kept.
 func TestToolSqlite(t *testing.T) {
+	t.Parallel()
 	need(t, "sqlite3")
 	tm := mountNew(t)
 	db := tm.at("test.db")

@@ -22,6 +22,7 @@ func readers(data []byte) map[string]io.Reader {
 }
 
 func TestDecoderStream(t *testing.T) {
+	t.Parallel()
 	in := []byte("i1e3:abcli2eed1:ai3ee")
 	want := []any{int64(1), []byte("abc"), []any{int64(2)}, map[string]any{"a": int64(3)}}
 	for name, r := range readers(in) {
@@ -48,6 +49,7 @@ func TestDecoderStream(t *testing.T) {
 }
 
 func TestDecoderErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		lenient bool
@@ -86,6 +88,7 @@ func TestDecoderErrors(t *testing.T) {
 }
 
 func TestDecoderTypeErrorOffset(t *testing.T) {
+	t.Parallel()
 	dec := NewDecoder(strings.NewReader("i1e3:abc"))
 	var n int
 	if err := dec.Decode(&n); err != nil || n != 1 {
@@ -98,6 +101,7 @@ func TestDecoderTypeErrorOffset(t *testing.T) {
 }
 
 func TestDecoderReadError(t *testing.T) {
+	t.Parallel()
 	dec := NewDecoder(iotest.TimeoutReader(strings.NewReader("li1ei2ee")))
 	var v any
 	if err := dec.Decode(&v); err != iotest.ErrTimeout {
@@ -128,6 +132,7 @@ func (r *lengthReader) Read(p []byte) (int, error) {
 }
 
 func TestDecoderHugeLengthDoesNotAllocate(t *testing.T) {
+	t.Parallel()
 	dec := NewDecoder(&lengthReader{})
 	var v any
 	if err := dec.Decode(&v); err == nil {
@@ -139,6 +144,7 @@ func TestDecoderHugeLengthDoesNotAllocate(t *testing.T) {
 }
 
 func TestDecoderBuffered(t *testing.T) {
+	t.Parallel()
 	dec := NewDecoder(strings.NewReader("i1etail"))
 	var n int
 	if err := dec.Decode(&n); err != nil {
@@ -151,6 +157,7 @@ func TestDecoderBuffered(t *testing.T) {
 }
 
 func TestDecoderCorpus(t *testing.T) {
+	t.Parallel()
 	for _, f := range corpus(t, "valid") {
 		var raw RawMessage
 		if err := NewDecoder(iotest.HalfReader(bytes.NewReader(f.data))).Decode(&raw); err != nil || !bytes.Equal(raw, f.data) {

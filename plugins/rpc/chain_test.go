@@ -7,6 +7,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/core/codectest"
+	"github.com/b14fs/b14fs/internal/longtest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/b14fs/b14fs/plugins/rpc"
 	"github.com/b14fs/b14fs/transform"
@@ -37,10 +38,15 @@ func mixedChains(xor, hex core.Codec) []core.Codec {
 // and built-in stages after a few bytes of a large input, or none, many
 // times: once the chain's Close has returned, nothing its plugin stage
 // started may read the stage below it, which the chain closes next (run
-// with -race).
+// with -race). Each chain is closed 24 times a mode, 96 with the long
+// checks: more chances for a stage that outlives Close to be caught.
 func TestChainCloseMidStream(t *testing.T) {
 	t.Parallel()
 	in := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
+	closes := 24
+	if longtest.Enabled() {
+		closes = 96
+	}
 	for _, mode := range hostModes {
 		t.Run(mode.name, func(t *testing.T) {
 			reg := discover(t, mode.opts...)
@@ -49,7 +55,7 @@ func TestChainCloseMidStream(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: encode: %v", c.Name(), err)
 				}
-				for k := range 100 {
+				for k := range closes {
 					r := c.NewEncodeReader(bytes.NewReader(in))
 					if k%2 == 1 {
 						r = c.NewDecodeReader(bytes.NewReader(enc))
