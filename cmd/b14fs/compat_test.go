@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/b14fs/b14fs/internal/longtest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 

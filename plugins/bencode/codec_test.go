@@ -11,7 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/b14fs/b14fs/core"
-	"github.com/b14fs/b14fs/internal/longtest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 )
 
 // A form runs one direction of a codec over a whole input, through one of

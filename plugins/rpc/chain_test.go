@@ -7,7 +7,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/core/codectest"
-	"github.com/b14fs/b14fs/internal/longtest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/b14fs/b14fs/plugins/rpc"
 	"github.com/b14fs/b14fs/transform"
