@@ -141,14 +141,23 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if r.closed {
 		return 0, ErrClosed
 	}
-	for r.d0 == r.d1 {
+	n := 0
+	for r.d0 == r.d1 && n == 0 {
 		if err := r.stop(); err != nil {
 			return 0, err
 		}
-		r.fill()
+		if len(p) >= dstSize {
+			// Room for as much as the buffer holds: the output goes
+			// straight into p, not through the buffer.
+			n = r.fill(p)
+		} else {
+			r.d0, r.d1 = 0, r.fill(r.dst)
+		}
 	}
-	n := copy(p, r.dst[r.d0:r.d1])
-	r.d0 += n
+	if n == 0 {
+		n = copy(p, r.dst[r.d0:r.d1])
+		r.d0 += n
+	}
 	if r.d0 == r.d1 && r.err != io.EOF {
 		return n, r.stop()
 	}
@@ -193,7 +202,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 			n, err := r.handOff(wt, w)
 			return total + n, err
 		}
-		r.fill()
+		r.d0, r.d1 = 0, r.fill(r.dst)
 	}
 }
 
@@ -229,40 +238,44 @@ func (r *Reader) release() {
 	}
 }
 
-// fill runs the Transformer until it makes output or the stream ends,
-// reading the source whenever the Transformer asks for more input.
-func (r *Reader) fill() {
-	if r.dst == nil {
-		r.src, r.dst = make([]byte, srcSize), make([]byte, dstSize)
+// fill runs the Transformer until it makes output into dst, at least
+// dstSize bytes long, or the stream ends, reading the source whenever the
+// Transformer asks for more input. It returns the bytes of output made.
+func (r *Reader) fill(dst []byte) int {
+	if r.src == nil {
+		r.src = make([]byte, srcSize)
+	}
+	if dst == nil {
+		r.dst = make([]byte, dstSize)
+		dst = r.dst
 	}
 	for empty := 0; ; {
 		if r.s0 < r.s1 || r.srcErr == io.EOF {
 			atEOF := r.srcErr == io.EOF
 			r.used = true
-			nDst, nSrc, err := r.t.Transform(r.dst, r.src[r.s0:r.s1], atEOF)
-			r.d0, r.d1 = 0, nDst
+			nDst, nSrc, err := r.t.Transform(dst, r.src[r.s0:r.s1], atEOF)
 			if !isStep(err) {
 				r.end(offsetBy(err, r.off))
-				return
+				return nDst
 			}
 			r.s0 += nSrc
 			r.off += int64(nSrc)
 			switch {
 			case atEOF && err == nil && r.s0 == r.s1:
 				r.end(io.EOF)
-				return
+				return nDst
 			case nDst > 0:
-				return
+				return nDst
 			case nSrc > 0:
 				continue
 			case err == ErrShortDst || atEOF:
 				r.end(errNoProgress)
-				return
+				return 0
 			}
 		}
 		if r.srcErr != nil {
 			r.held, r.srcErr = r.srcErr, nil
-			return
+			return 0
 		}
 		if r.s0 > 0 {
 			r.s1 = copy(r.src, r.src[r.s0:r.s1])
@@ -270,7 +283,7 @@ func (r *Reader) fill() {
 		}
 		if r.s1 == len(r.src) {
 			r.end(ErrShortSrc)
-			return
+			return 0
 		}
 		n, err := r.r.Read(r.src[r.s1:])
 		r.s1 += n
@@ -278,7 +291,7 @@ func (r *Reader) fill() {
 		if n == 0 && err == nil {
 			if empty++; empty == 100 {
 				r.end(io.ErrNoProgress)
-				return
+				return 0
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	"github.com/b14fs/b14fs/core"
 )
@@ -376,4 +377,52 @@ func ExampleNewCodec() {
 	defer r.Close()
 	io.Copy(os.Stdout, r)
 	// Output: hello
+}
+
+// recorder passes a Transformer's calls on and keeps the last dst it got.
+type recorder struct {
+	core.Transformer
+	dst []byte
+}
+
+func (r *recorder) Transform(dst, src []byte, atEOF bool) (int, int, error) {
+	r.dst = dst
+	return r.Transformer.Transform(dst, src, atEOF)
+}
+
+// TestReadIntoCaller checks that a Read with room for a whole buffer of
+// output has the Transformer write into the caller's slice, not into the
+// stream's buffer and then copied, and that a data error met there comes
+// after the output before it, at its offset.
+func TestReadIntoCaller(t *testing.T) {
+	plain := bytes.Repeat(testPlain, 100<<10/len(testPlain)+1)
+	in := hexOf(plain)
+	for _, size := range []int{1, 40<<10 - 1, 40 << 10, 200 << 10} {
+		rec := &recorder{Transformer: new(hexDecoder)}
+		p := make([]byte, size)
+		n, err := core.NewReader(bytes.NewReader(in), rec).Read(p)
+		if err != nil || n == 0 || !bytes.Equal(p[:n], plain[:n]) {
+			t.Fatalf("Read of %d bytes = %d, %v, or the wrong bytes", size, n, err)
+		}
+		direct := unsafe.SliceData(rec.dst) == unsafe.SliceData(p)
+		if want := size >= 40<<10; direct != want {
+			t.Errorf("Read of %d bytes: the Transformer wrote into the caller's slice: %v, want %v", size, direct, want)
+		}
+	}
+	bad := bytes.Clone(in)
+	bad[2*90000+1] = 'x'
+	r := core.NewReader(bytes.NewReader(bad), new(hexDecoder))
+	var got []byte
+	p := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(p)
+		got = append(got, p[:n]...)
+		if err != nil {
+			checkDataError(t, "a Read into the caller's slice", err, &core.DataError{Codec: "hex", Offset: 2 * 90000})
+			break
+		}
+	}
+	if !bytes.Equal(got, plain[:90000]) {
+		t.Errorf("read %d bytes before the data error, want 90000", len(got))
+	}
 }

@@ -214,3 +214,52 @@ func TestConcurrentLayout(t *testing.T) {
 		checkContent(t, fsys, name, data)
 	}
 }
+
+// TestSequentialReadsAtOnce sends a ReadAt that continues where another,
+// still running, will end, as the kernel's readahead through the mount
+// does: it decodes its own blocks at once, without waiting for the cursor
+// the other holds. (Waiting, the two went one at a time.)
+func TestSequentialReadsAtOnce(t *testing.T) {
+	t.Parallel()
+	base := newConcurrentFs(afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), true, 5*time.Second)
+	fsys := newFs(t, base, base16384.NewCodec())
+	data := randomBytes(1<<20, 7)
+	mustWrite(t, fsys, "x", data)
+	f, err := fsys.Open("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const size = 64 << 10
+	read := func(off int64) error {
+		p := make([]byte, size)
+		if _, err := f.ReadAt(p, off); err != nil || !bytes.Equal(p, data[off:off+size]) {
+			return fmt.Errorf("ReadAt at %d: %v, or other bytes than written", off, err)
+		}
+		return nil
+	}
+	if err := read(0); err != nil {
+		t.Fatal(err)
+	}
+	base.meeting(true)
+	defer base.meeting(false)
+	errs := make(chan error, 2)
+	go func() { errs <- read(size) }() // where the cursor stopped
+	for inside := 0; inside == 0; time.Sleep(time.Millisecond) {
+		base.mu.Lock()
+		inside = base.inside
+		base.mu.Unlock()
+	}
+	go func() { errs <- read(2 * size) }() // where the first will stop
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	base.mu.Lock()
+	most := base.most
+	base.mu.Unlock()
+	if most != 2 {
+		t.Errorf("%d base reads ran at once, want 2", most)
+	}
+}

@@ -27,6 +27,11 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 	return f.readAt(p, off)
 }
 
+// ConcurrentReadAt reports that ReadAt calls on f may run at once, over
+// any base: fsx orders its calls to a base whose files cannot take them at
+// once (ConcurrentReaderAt).
+func (f *file) ConcurrentReadAt() bool { return true }
+
 func (f *file) readAt(p []byte, off int64) (int, error) {
 	n, err := f.ino.readAt(f, p, off)
 	if err == nil || err == io.EOF {

@@ -11,13 +11,13 @@ import (
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
-// TestSequentialReadAt checks that ReadAt calls that each start where the
-// previous one ended, as the mount's reads of a file copied do, cost a few
-// growing reads of the base, while ReadAt calls in any other order cost one
-// base read each.
+// TestSequentialReadAt checks that short ReadAt calls that each start where
+// the previous one ended, as a program reading a file through ReadAt in
+// pieces does, cost a few growing reads of the base, while ReadAt calls in
+// any other order cost one base read each.
 func TestSequentialReadAt(t *testing.T) {
 	t.Parallel()
-	const size, piece = 16 << 20, 128 << 10
+	const size, piece = 16 << 20, 64 << 10
 	content := randomBytes(size, 5)
 	base := &countingFs{Fs: afero.NewMemMapFs()}
 	fsys := newFs(t, base, base16384.NewCodec())
@@ -92,4 +92,33 @@ func TestConcurrentSequentialReadAt(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestCursorStartsWhole checks that a long sequential ReadAt that has to
+// start the cursor (the first to continue a read, as the kernel's readahead
+// through the mount resumes) reads its blocks from the base in one read,
+// not in the cursor's short first reads growing to its length.
+func TestCursorStartsWhole(t *testing.T) {
+	t.Parallel()
+	const piece = 96 << 10 // less than reads its own blocks anyway
+	content := randomBytes(4*piece, 6)
+	base := &countingFs{Fs: afero.NewMemMapFs()}
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "f", content)
+	f, err := fsys.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := make([]byte, piece)
+	if _, err := f.ReadAt(p, piece); err != nil { // no cursor yet
+		t.Fatal(err)
+	}
+	before := base.reads.Load()
+	if _, err := f.ReadAt(p, 2*piece); err != nil || !bytes.Equal(p, content[2*piece:3*piece]) {
+		t.Fatalf("ReadAt: %v, or other bytes than written", err)
+	}
+	if n := base.reads.Load() - before; n != 1 {
+		t.Errorf("a ReadAt of %d bytes that starts the cursor read the base %d times, want 1", piece, n)
+	}
 }

@@ -230,10 +230,14 @@ func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
 // too, are read while the codec decodes the current one, so that the base
 // is never idle while fsx decodes (a shorter one, the end of a file, costs
 // less to read than to hand to another goroutine).
+//
+// A ReadAt of readBlocksFrom bytes or more, over a codec whose blocks are
+// independent, reads its own blocks, not through the cursor.
 const (
-	readChunk    = 4 << 20
-	readAhead    = 32 << 10
-	prefetchFrom = 1 << 20
+	readChunk      = 4 << 20
+	readAhead      = 32 << 10
+	prefetchFrom   = 1 << 20
+	readBlocksFrom = 128 << 10
 )
 
 // chunkReader reads a section of a stored file with one ReadAt of the base
@@ -489,20 +493,33 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 		return 0, errNegativeOffset
 	}
 	sequential := s.next.Swap(off+int64(len(p))) == off && off > 0
-	if !s.blocks || sequential {
+	switch {
+	case !s.blocks:
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		defer s.releaseIfClosed()
-		n := 0
-		for n < len(p) {
-			m, err := s.readLocked(p[n:], off+int64(n))
-			n += m
-			if err != nil {
-				return n, err
-			}
-		}
-		return n, nil
+	case !sequential || len(p) >= readBlocksFrom || !s.mu.TryLock():
+		// Not where the previous read ended; or long enough to be worth a
+		// base read of its own blocks, which reads no more than it needs
+		// (the kernel's readahead through the mount asks for 128 KiB to
+		// 1 MiB at a time, several at once); or the cursor is busy with
+		// another read. Such reads decode their own blocks, in parallel.
+		return s.readBlocks(p, off)
 	}
+	defer s.mu.Unlock()
+	defer s.releaseIfClosed()
+	n := 0
+	for n < len(p) {
+		m, err := s.readLocked(p[n:], off+int64(n))
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// readBlocks reads len(p) decoded bytes from offset off, as io.ReaderAt
+// does, decoding only the blocks that hold them. s.blocks is true.
+func (s *source) readBlocks(p []byte, off int64) (int, error) {
 	l := s.layout
 	if off >= l.Size {
 		return 0, io.EOF
@@ -573,7 +590,7 @@ func (s *source) readLocked(p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	if s.cur == nil || s.pos != off {
-		if err := s.seekLocked(off); err != nil {
+		if err := s.seekLocked(off, len(p)); err != nil {
 			return 0, err
 		}
 	}
@@ -583,10 +600,13 @@ func (s *source) readLocked(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// seekLocked positions the cursor at plain offset off: forward from where it
-// is when that is on the way, else from the start of the block holding off
-// for a block codec, from the start of the file otherwise.
-func (s *source) seekLocked(off int64) error {
+// seekLocked positions the cursor at plain offset off, for a read of want
+// bytes: forward from where it is when that is on the way, else from the
+// start of the block holding off for a block codec, from the start of the
+// file otherwise. A new cursor's first read of the base holds the blocks
+// of those want bytes whole, so that a read that starts a cursor costs one
+// read of the base.
+func (s *source) seekLocked(off int64, want int) error {
 	if s.size >= 0 && off >= s.size {
 		return io.EOF
 	}
@@ -600,7 +620,14 @@ func (s *source) seekLocked(off int64) error {
 		if s.cur != nil {
 			s.dec.put(s.cur)
 		}
-		s.cur = s.decoder(enc, s.stored, readAhead)
+		first := readAhead
+		if s.blocks {
+			// A block more, as a decoder keeps the last bytes it has
+			// until it sees what follows them.
+			need := s.blocksEnd(off+int64(want)) + int64(s.layout.EncodedBlock) - enc
+			first = int(max(int64(first), min(need, readChunk)))
+		}
+		s.cur = s.decoder(enc, s.stored, first)
 	}
 	s.pos = from
 	n, err := io.CopyN(io.Discard, s.cur, off-from)
