@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -68,8 +69,14 @@ func newBaseReaderAt(r io.ReaderAt) *baseReaderAt {
 		}
 		inner = bp.File
 	}
-	c, ok := inner.(ConcurrentReaderAt)
-	return &baseReaderAt{r: r, concurrent: ok && c.ConcurrentReadAt()}
+	var concurrent bool
+	switch c := inner.(type) {
+	case *os.File:
+		concurrent = true // pread(2)
+	case ConcurrentReaderAt:
+		concurrent = c.ConcurrentReadAt()
+	}
+	return &baseReaderAt{r: r, concurrent: concurrent}
 }
 
 func (b *baseReaderAt) ReadAt(p []byte, off int64) (int, error) {

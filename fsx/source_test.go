@@ -14,6 +14,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/spf13/afero"
 	"go.uber.org/goleak"
 )
 
@@ -336,5 +337,26 @@ func TestPrefetchShortReads(t *testing.T) {
 			t.Errorf("ahead %d: Read over a base that returns nothing = %d, %v; want 0, io.ErrNoProgress", ahead, n, err)
 		}
 		c.stop()
+	}
+}
+
+// TestOSFileConcurrent checks that fsx reads an *os.File base, also seen
+// through an afero.BasePathFs, without ordering its ReadAt calls: pread(2)
+// takes them at once.
+func TestOSFileConcurrent(t *testing.T) {
+	base := afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())
+	if err := afero.WriteFile(base, "f", []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := base.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !newBaseReaderAt(f).concurrent {
+		t.Error("an *os.File's ReadAt calls are ordered")
+	}
+	if newBaseReaderAt(bytes.NewReader(nil)).concurrent {
+		t.Error("a ReaderAt that does not say so is read at once")
 	}
 }
