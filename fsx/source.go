@@ -491,10 +491,10 @@ func shiftDataError(err error, base int64) error {
 }
 
 // ReadAt reads len(p) decoded bytes from offset off, as io.ReaderAt does.
-// A ReadAt that starts where the previous one ended continues the cursor
-// that Read uses, so that a file read sequentially in ReadAt calls (as the
-// mount reads) is read from the base in growing chunks fetched ahead, not
-// one base read per call; others decode only the blocks they need.
+// A short ReadAt that starts where the previous one ended continues the
+// cursor that Read uses, so that a file read sequentially in short ReadAt
+// calls is read from the base in growing chunks fetched ahead, not one base
+// read per call; others decode only the blocks they need.
 func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errNegativeOffset
