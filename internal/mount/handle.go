@@ -24,11 +24,10 @@ type handle struct {
 	f        afero.File
 	writable bool
 	append   bool // opened with O_APPEND: every write goes to the end
-	cached   bool // served through the kernel's page cache (see pagecache.go)
 
 	// readMu orders the reads of a file whose ReadAt calls may not run at
-	// once (not an fsx.ConcurrentReaderAt): the kernel sends reads of a
-	// file read through its page cache at once.
+	// once (not an fsx.ConcurrentReaderAt): the kernel sends the reads of
+	// a file read through its page cache (Options.Cache) at once.
 	readMu *sync.Mutex
 
 	privsChecked atomic.Bool // a write cleared the setuid and setgid bits if due
@@ -44,9 +43,6 @@ var (
 )
 
 func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if hook := testHookRead.Load(); hook != nil {
-		(*hook)(h.f.Name())
-	}
 	if h.readMu != nil {
 		h.readMu.Lock()
 		defer h.readMu.Unlock()
@@ -64,9 +60,6 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 			return 0, e
 		}
 	}
-	if hook := testHookWrite.Load(); hook != nil {
-		(*hook)()
-	}
 	var err error
 	if h.append {
 		// The kernel passes the end as it knows it; the file system
@@ -75,7 +68,6 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 	} else {
 		_, err = h.f.WriteAt(data, off)
 	}
-	h.n.changed()
 	if err != nil {
 		return 0, h.n.m.errno(err)
 	}
@@ -118,7 +110,6 @@ func (h *handle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 
 // truncate sets the file's size.
 func (h *handle) truncate(size int64) syscall.Errno {
-	h.n.changed()
 	return h.n.m.errno(h.f.Truncate(size))
 }
 

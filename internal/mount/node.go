@@ -33,12 +33,8 @@ type node struct {
 	key    backingKey // the base file shown, when hasKey
 	hasKey bool
 
-	changes atomic.Uint64 // changes to the file's content through the mount
-
 	mu      sync.Mutex
 	handles map[*handle]struct{}
-	stamp   stamp // what the last open through the page cache saw, when stamped
-	stamped bool
 }
 
 var (
@@ -348,7 +344,6 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 // or ftruncate of a file opened read-only: through a file of its own,
 // closed at once, which stores the file's content.
 func (n *node) truncatePath(p string, size int64) syscall.Errno {
-	n.changed()
 	f, err := n.m.fsys.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
 		return n.m.errno(err)
@@ -382,11 +377,17 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if hook := testHookOpened.Load(); hook != nil {
 		(*hook)()
 	}
-	if trunc {
-		n.changed()
+	return n.newHandle(f, fl, write), n.m.openFlags(), 0
+}
+
+// openFlags returns the FOPEN flags of every open: direct I/O, so that
+// each read asks the mount, which answers from the file's one state (see
+// docs/mount.md); with Options.Cache, the kernel's page cache.
+func (m *mnt) openFlags() uint32 {
+	if m.opts.Cache {
+		return fuse.FOPEN_KEEP_CACHE
 	}
-	h, open := n.newHandle(f, fl, write)
-	return h, open, 0
+	return fuse.FOPEN_DIRECT_IO
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
@@ -422,12 +423,8 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	}
 	fillAttr(&out.Attr, info)
 	child := n.m.ids.child(ctx, n, name, info)
-	cn := child.Operations().(*node)
-	if !created && fl&os.O_TRUNC != 0 {
-		cn.changed()
-	}
-	h, open := cn.newHandle(f, fl, true)
-	return child, h, open, 0
+	h := child.Operations().(*node).newHandle(f, fl, true)
+	return child, h, n.m.openFlags(), 0
 }
 
 // createErrno maps an error of making a file: a name that cannot be stored
@@ -600,18 +597,8 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 // making its handle.
 var testHookOpened atomic.Pointer[func()]
 
-// testHookRead, when set, runs at each read the kernel asks of a file,
-// with the file's name.
-var testHookRead atomic.Pointer[func(name string)]
-
-// testHookWrite, when set, runs at each write the kernel asks of a file,
-// before the write is made.
-var testHookWrite atomic.Pointer[func()]
-
-// newHandle opens a handle on n for the file f, opened with flags, and
-// returns it with the FOPEN flags that say how the kernel serves it: with
-// or without its page cache (see pagecache.go).
-func (n *node) newHandle(f afero.File, flags int, write bool) (*handle, uint32) {
+// newHandle opens a handle on n for the file f, opened with flags.
+func (n *node) newHandle(f afero.File, flags int, write bool) *handle {
 	h := &handle{n: n, f: f, writable: write, append: flags&syscall.O_APPEND != 0}
 	if c, ok := f.(fsx.ConcurrentReaderAt); !ok || !c.ConcurrentReadAt() {
 		h.readMu = new(sync.Mutex)
@@ -623,15 +610,9 @@ func (n *node) newHandle(f afero.File, flags int, write bool) (*handle, uint32) 
 	if n.handles == nil {
 		n.handles = make(map[*handle]struct{})
 	}
-	open, forget := n.cacheLocked(h, f)
 	n.handles[h] = struct{}{}
 	n.mu.Unlock()
-	if forget {
-		// The kernel drops the cached pages as it ends the open; its
-		// idea of the size, from before the change, goes now.
-		n.NotifyContent(-1, 0)
-	}
-	return h, open
+	return h
 }
 
 // dropHandle forgets the released handle h.
