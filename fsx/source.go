@@ -40,10 +40,11 @@ type source struct {
 // filesystem's Open returns) whose ReadAt is safe for concurrent use, as
 // io.ReaderAt asks but not every afero.File gives: mem.File's ReadAt moves
 // an offset the file's Read shares. fsx calls the ReadAt of other base files
-// one at a time. Over a file that reports true, it does not: concurrent
-// ReadAt calls on an fsx file read its base at once, and a sequential read
-// keeps two chunks in flight instead of one, which hides a network's round
-// trips between them.
+// one at a time, but for an *os.File (pread). Over a file that reports true,
+// it does not: concurrent ReadAt calls on an fsx file read its base at once,
+// and a sequential read keeps two chunks in flight instead of one, which
+// hides a network's round trips between them. fsx's own files implement it
+// too, for those who read them (the mount), and report true.
 type ConcurrentReaderAt interface {
 	io.ReaderAt
 	// ConcurrentReadAt reports whether ReadAt calls may run at once.
