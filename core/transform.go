@@ -151,7 +151,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 			// straight into p, not through the buffer.
 			n = r.fill(p)
 		} else {
-			r.d0, r.d1 = 0, r.fill(r.dst)
+			r.d0, r.d1 = 0, r.fill(r.buffer())
 		}
 	}
 	if n == 0 {
@@ -202,7 +202,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 			n, err := r.handOff(wt, w)
 			return total + n, err
 		}
-		r.d0, r.d1 = 0, r.fill(r.dst)
+		r.d0, r.d1 = 0, r.fill(r.buffer())
 	}
 }
 
@@ -238,16 +238,20 @@ func (r *Reader) release() {
 	}
 }
 
+// buffer returns the stream's output buffer, made on first use.
+func (r *Reader) buffer() []byte {
+	if r.dst == nil {
+		r.dst = make([]byte, dstSize)
+	}
+	return r.dst
+}
+
 // fill runs the Transformer until it makes output into dst, at least
 // dstSize bytes long, or the stream ends, reading the source whenever the
 // Transformer asks for more input. It returns the bytes of output made.
 func (r *Reader) fill(dst []byte) int {
 	if r.src == nil {
 		r.src = make([]byte, srcSize)
-	}
-	if dst == nil {
-		r.dst = make([]byte, dstSize)
-		dst = r.dst
 	}
 	for empty := 0; ; {
 		if r.s0 < r.s1 || r.srcErr == io.EOF {
@@ -300,12 +304,9 @@ func (r *Reader) fill(dst []byte) int {
 // handOff transforms the rest of the source into w through a push stream
 // that carries on r's Transformer, fed by the source's WriteTo, and ends r.
 func (r *Reader) handOff(src io.WriterTo, w io.Writer) (int64, error) {
-	if r.dst == nil {
-		r.dst = make([]byte, dstSize)
-	}
 	r.count = countWriter{w: w}
 	cw := &r.count
-	r.hand = Writer{w: cw, t: r.t, dst: r.dst, src: r.hand.src[:0], off: r.off}
+	r.hand = Writer{w: cw, t: r.t, dst: r.buffer(), src: r.hand.src[:0], off: r.off}
 	_, err := r.hand.Write(r.src[r.s0:r.s1])
 	r.s0 = r.s1
 	if err == nil {
