@@ -34,6 +34,14 @@ func newConcurrentFs(base afero.Fs, concurrent bool, patience time.Duration) *co
 	return c
 }
 
+// counts returns how many ReadAt calls run now, and the most that ran at
+// once.
+func (c *concurrentFs) counts() (inside, most int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inside, c.most
+}
+
 // meeting makes ReadAt calls wait for one another, or stops that, and
 // resets the count of calls at once.
 func (c *concurrentFs) meeting(on bool) {
@@ -129,7 +137,7 @@ func TestConcurrentReaderAt(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			most := base.most
+			_, most := base.counts()
 			base.meeting(false)
 			if bad.Load() != 0 {
 				t.Fatalf("%d reads failed or read other bytes", bad.Load())
@@ -216,8 +224,8 @@ func TestConcurrentLayout(t *testing.T) {
 }
 
 // TestSequentialReadsAtOnce sends a ReadAt that continues where another,
-// still running, will end, as the kernel's readahead through the mount
-// does: it decodes its own blocks at once, without waiting for the cursor
+// still running, will end, as the kernel's readahead through a --cache
+// mount does: it decodes its own blocks at once, without waiting for the cursor
 // the other holds. (Waiting, the two went one at a time.)
 func TestSequentialReadsAtOnce(t *testing.T) {
 	t.Parallel()
@@ -246,9 +254,7 @@ func TestSequentialReadsAtOnce(t *testing.T) {
 	errs := make(chan error, 2)
 	go func() { errs <- read(size) }() // where the cursor stopped
 	for inside := 0; inside == 0; time.Sleep(time.Millisecond) {
-		base.mu.Lock()
-		inside = base.inside
-		base.mu.Unlock()
+		inside, _ = base.counts()
 	}
 	go func() { errs <- read(2 * size) }() // where the first will stop
 	for range 2 {
@@ -256,10 +262,7 @@ func TestSequentialReadsAtOnce(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	base.mu.Lock()
-	most := base.most
-	base.mu.Unlock()
-	if most != 2 {
+	if _, most := base.counts(); most != 2 {
 		t.Errorf("%d base reads ran at once, want 2", most)
 	}
 }

@@ -94,10 +94,10 @@ func TestConcurrentSequentialReadAt(t *testing.T) {
 	wg.Wait()
 }
 
-// TestCursorStartsWhole checks that a long sequential ReadAt that has to
-// start the cursor (the first to continue a read, as the kernel's readahead
-// through the mount resumes) reads its blocks from the base in one read,
-// not in the cursor's short first reads growing to its length.
+// TestCursorStartsWhole checks that a sequential ReadAt that has to start
+// the cursor (the first to continue where another read ended) reads its
+// blocks from the base in one read, not in the cursor's short first reads
+// growing to its length.
 func TestCursorStartsWhole(t *testing.T) {
 	t.Parallel()
 	const piece = 96 << 10 // less than reads its own blocks anyway

@@ -507,8 +507,8 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	case !sequential || len(p) >= readBlocksFrom || !s.mu.TryLock():
 		// Not where the previous read ended; or long enough to be worth a
 		// base read of its own blocks, which reads no more than it needs
-		// (the kernel's readahead through the mount asks for 128 KiB to
-		// 1 MiB at a time, several at once); or the cursor is busy with
+		// (the mount's reads are up to 1 MiB; with --cache, the kernel's
+		// readahead sends several at once); or the cursor is busy with
 		// another read. Such reads decode their own blocks, in parallel.
 		return s.readBlocks(p, off)
 	}
