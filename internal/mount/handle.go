@@ -24,10 +24,11 @@ type handle struct {
 	f        afero.File
 	writable bool
 	append   bool // opened with O_APPEND: every write goes to the end
+	cached   bool // served through the kernel's page cache (pagecache.go)
 
 	// readMu orders the reads of a file whose ReadAt calls may not run at
 	// once (not an fsx.ConcurrentReaderAt): the kernel sends the reads of
-	// a file read through its page cache (Options.Cache) at once.
+	// a file read through its page cache at once.
 	readMu *sync.Mutex
 
 	privsChecked atomic.Bool // a write cleared the setuid and setgid bits if due
@@ -43,6 +44,9 @@ var (
 )
 
 func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if hook := testHookRead.Load(); hook != nil {
+		(*hook)(h.f.Name())
+	}
 	if h.readMu != nil {
 		h.readMu.Lock()
 		defer h.readMu.Unlock()
@@ -68,6 +72,7 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 	} else {
 		_, err = h.f.WriteAt(data, off)
 	}
+	h.n.changed()
 	if err != nil {
 		return 0, h.n.m.errno(err)
 	}
@@ -110,6 +115,7 @@ func (h *handle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 
 // truncate sets the file's size.
 func (h *handle) truncate(size int64) syscall.Errno {
+	h.n.changed()
 	return h.n.m.errno(h.f.Truncate(size))
 }
 

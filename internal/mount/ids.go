@@ -167,6 +167,14 @@ func (t *table) replacedBase(old, new os.FileInfo, done bool) {
 	}
 }
 
+// shows reports whether the base file key is n's: the one the table finds
+// n by (either of the two while fsx replaces n's base file).
+func (n *node) shows(key backingKey) bool {
+	n.m.ids.mu.Lock()
+	defer n.m.ids.mu.Unlock()
+	return n.m.ids.byKey[key] == n
+}
+
 // currentKey returns the identity of n's base file as last known.
 func (n *node) currentKey() (backingKey, bool) {
 	n.m.ids.mu.Lock()

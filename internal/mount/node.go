@@ -33,8 +33,12 @@ type node struct {
 	key    backingKey // the base file shown, when hasKey
 	hasKey bool
 
+	changes atomic.Uint64 // changes to the file's content through the mount
+
 	mu      sync.Mutex
 	handles map[*handle]struct{}
+	stamp   stamp // what the last first open through the page cache saw, when stamped
+	stamped bool
 }
 
 var (
@@ -344,6 +348,7 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 // or ftruncate of a file opened read-only: through a file of its own,
 // closed at once, which stores the file's content.
 func (n *node) truncatePath(p string, size int64) syscall.Errno {
+	n.changed()
 	f, err := n.m.fsys.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
 		return n.m.errno(err)
@@ -370,6 +375,9 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if trunc && acc == syscall.O_RDONLY {
 		fl = fl&^syscall.O_ACCMODE | syscall.O_RDWR
 	}
+	if hook := testHookOpening.Load(); hook != nil {
+		(*hook)()
+	}
 	f, err := n.m.fsys.OpenFile(p, fl, 0)
 	if err != nil {
 		return nil, 0, n.m.errno(err)
@@ -377,17 +385,14 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if hook := testHookOpened.Load(); hook != nil {
 		(*hook)()
 	}
-	return n.newHandle(f, fl, write), n.m.openFlags(), 0
-}
-
-// openFlags returns the FOPEN flags of every open: direct I/O, so that
-// each read asks the mount, which answers from the file's one state (see
-// docs/mount.md); with Options.Cache, the kernel's page cache.
-func (m *mnt) openFlags() uint32 {
-	if m.opts.Cache {
-		return fuse.FOPEN_KEEP_CACHE
+	if trunc {
+		n.changed()
 	}
-	return fuse.FOPEN_DIRECT_IO
+	h, open, e := n.newHandle(f, fl, write)
+	if e != 0 {
+		return nil, 0, e
+	}
+	return h, open, 0
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
@@ -423,8 +428,15 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	}
 	fillAttr(&out.Attr, info)
 	child := n.m.ids.child(ctx, n, name, info)
-	h := child.Operations().(*node).newHandle(f, fl, true)
-	return child, h, n.m.openFlags(), 0
+	cn := child.Operations().(*node)
+	if !created && fl&os.O_TRUNC != 0 {
+		cn.changed()
+	}
+	h, open, e := cn.newHandle(f, fl, true)
+	if e != 0 {
+		return nil, nil, 0, e
+	}
+	return child, h, open, 0
 }
 
 // createErrno maps an error of making a file: a name that cannot be stored
@@ -593,26 +605,45 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return 0
 }
 
-// testHookOpened, when set, runs in Open between opening a file and
-// making its handle.
-var testHookOpened atomic.Pointer[func()]
+// Test hooks, run when set: testHookOpening in Open before opening the
+// file at the node's name, testHookOpened between opening it and making
+// its handle; testHookRead at each read the kernel asks of a handle, with
+// the name of the handle's file.
+var (
+	testHookOpening, testHookOpened atomic.Pointer[func()]
+	testHookRead                    atomic.Pointer[func(name string)]
+)
 
-// newHandle opens a handle on n for the file f, opened with flags.
-func (n *node) newHandle(f afero.File, flags int, write bool) *handle {
+// newHandle opens a handle on n for the file f, opened with flags, and
+// returns it with the FOPEN flags that say how the kernel serves it (see
+// pagecache.go); or closes f and returns ESTALE, for a file that n does
+// not show.
+func (n *node) newHandle(f afero.File, flags int, write bool) (*handle, uint32, syscall.Errno) {
 	h := &handle{n: n, f: f, writable: write, append: flags&syscall.O_APPEND != 0}
 	if c, ok := f.(fsx.ConcurrentReaderAt); !ok || !c.ConcurrentReadAt() {
 		h.readMu = new(sync.Mutex)
 	}
-	n.m.openMu.Lock()
-	n.m.handles[h] = struct{}{}
-	n.m.openMu.Unlock()
 	n.mu.Lock()
+	open, forget, e := n.cacheLocked(h, f)
+	if e != 0 {
+		n.mu.Unlock()
+		f.Close()
+		return nil, 0, e
+	}
 	if n.handles == nil {
 		n.handles = make(map[*handle]struct{})
 	}
 	n.handles[h] = struct{}{}
 	n.mu.Unlock()
-	return h
+	n.m.openMu.Lock()
+	n.m.handles[h] = struct{}{}
+	n.m.openMu.Unlock()
+	if forget {
+		// The kernel drops the cached pages as it ends the open; its
+		// idea of the size, from before the change, goes now.
+		n.NotifyContent(-1, 0)
+	}
+	return h, open, 0
 }
 
 // dropHandle forgets the released handle h.

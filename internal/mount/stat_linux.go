@@ -1,7 +1,11 @@
 package mount
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -42,4 +46,63 @@ func statfs(dir string, out *fuse.StatfsOut) error {
 	}
 	out.FromStatfsT(&st)
 	return nil
+}
+
+// setReadAhead sets how far the kernel reads ahead of a program reading a
+// file of the mount at mountpoint through its page cache, to kib KiB: in
+// sysfs, which only root may write (FUSE's INIT can lower the kernel's
+// default of 128 KiB, not raise it).
+func setReadAhead(mountpoint string, kib int) error {
+	dev, err := mountDevice(mountpoint)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile("/sys/class/bdi/"+dev+"/read_ahead_kb", []byte(strconv.Itoa(kib)), 0)
+}
+
+// mountDevice returns the device ("major:minor") of the last mount at
+// mountpoint, from /proc/self/mountinfo; not by stat(2), which a mount's
+// own process must not ask of it (kill_test.go).
+func mountDevice(mountpoint string) (string, error) {
+	dir, err := filepath.Abs(filepath.Dir(mountpoint))
+	if err != nil {
+		return "", err
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return "", err
+	}
+	want := filepath.Join(dir, filepath.Base(mountpoint))
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", err
+	}
+	dev := ""
+	for line := range strings.Lines(string(info)) {
+		// ID, parent ID, major:minor, root, mount point, ...
+		f := strings.Fields(line)
+		if len(f) > 4 && unescapeMountinfo(f[4]) == want {
+			dev = f[2]
+		}
+	}
+	if dev == "" {
+		return "", fmt.Errorf("%s: not in /proc/self/mountinfo", want)
+	}
+	return dev, nil
+}
+
+// unescapeMountinfo undoes the octal escapes (\040 for a space) of a path
+// in /proc/self/mountinfo.
+func unescapeMountinfo(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

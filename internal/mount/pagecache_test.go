@@ -1,0 +1,172 @@
+package mount
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/b14fs/b14fs/plugins/base16384"
+)
+
+// countReads counts the reads the kernel asks of the mount of files named
+// name, until the test ends.
+func countReads(t *testing.T, name string) *atomic.Int64 {
+	var n atomic.Int64
+	count := func(file string) {
+		if path.Base(file) == name {
+			n.Add(1)
+		}
+	}
+	testHookRead.Store(&count)
+	t.Cleanup(func() { testHookRead.Store(nil) })
+	return &n
+}
+
+// TestSecondReadFromPageCache reads a file twice: the second time from the
+// kernel's page cache, asking the mount nothing; after a write through the
+// mount, and after a change underneath, the next open reads the new
+// content from the mount.
+func TestSecondReadFromPageCache(t *testing.T) {
+	tm := mountNew(t)
+	const name = "second-read"
+	want := bytes.Repeat([]byte("0123456789abcdef"), 20000)
+	if err := os.WriteFile(tm.at(name), want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reads := countReads(t, name)
+	readAs := func(what string, want []byte) int64 {
+		t.Helper()
+		before := reads.Load()
+		got, err := os.ReadFile(tm.at(name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: read %d bytes, %v; want %d bytes written", what, len(got), err, len(want))
+		}
+		return reads.Load() - before
+	}
+	if n := readAs("first read", want); n == 0 {
+		t.Fatal("the first read asked the mount nothing")
+	}
+	if n := readAs("second read", want); n != 0 {
+		t.Errorf("the second read asked the mount %d reads, want none", n)
+	}
+
+	want = bytes.ToUpper(want) // same size
+	w, err := os.OpenFile(tm.at(name), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(want, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := readAs("after a write", want); n == 0 {
+		t.Error("the read after a write asked the mount nothing")
+	}
+
+	readAs("cached again", want)
+	// In place, underneath: the same base file, the same size.
+	want = bytes.ToLower(want)
+	u, err := tm.underneath(base16384.NewCodec()).OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.WriteAt(want, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := readAs("after a change underneath", want); n == 0 {
+		t.Error("the read after a change underneath asked the mount nothing")
+	}
+}
+
+// TestOpenRenamedOverWhileCached opens a name that another file took, by a
+// rename underneath, between the kernel's lookup and the open, while the
+// file looked up is open through the page cache: the open reads the new
+// file whole, not the old one's cached pages, or the new one cut at the old
+// one's size.
+func TestOpenRenamedOverWhileCached(t *testing.T) {
+	tm := mountNew(t)
+	old, repl := bytes.Repeat([]byte("old\n"), 25), bytes.Repeat([]byte("new\n"), 75)
+	if err := os.WriteFile(tm.at("f"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tm.at("g"), repl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(tm.at("f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if b, err := io.ReadAll(r); err != nil || !bytes.Equal(b, old) {
+		t.Fatalf("read %q, %v", b, err)
+	}
+	var once sync.Once
+	rename := func() {
+		once.Do(func() {
+			if err := os.Rename(tm.stored("g"), tm.stored("f")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	testHookOpening.Store(&rename)
+	defer testHookOpening.Store(nil)
+	b, err := os.ReadFile(tm.at("f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, repl) {
+		t.Errorf("read %d bytes starting %.8q, want the new file's %d", len(b), b, len(repl))
+	}
+	if b, err := io.ReadAll(io.NewSectionReader(r, 0, 1<<20)); err != nil && !errors.Is(err, io.EOF) || !bytes.Equal(b, old) {
+		t.Errorf("the open old file reads %d bytes, %v; want its %d", len(b), err, len(old))
+	}
+}
+
+// TestReadAhead checks that the kernel reads ahead 1 MiB of a file read
+// through the page cache, as much as the mount answers at once, when the
+// mount runs as root.
+func TestReadAhead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the read-ahead is set as root only")
+	}
+	tm := mountNew(t)
+	var st unix.Stat_t
+	if err := unix.Stat(tm.mnt, &st); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev)))
+	if err != nil {
+		t.Skip(err)
+	}
+	if got := strings.TrimSpace(string(b)); got != "1024" {
+		t.Errorf("read_ahead_kb is %s, want 1024", got)
+	}
+}
+
+func TestUnescapeMountinfo(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`/mnt/plain`, "/mnt/plain"},
+		{`/mnt/a\040b`, "/mnt/a b"},
+		{`/mnt/tab\011nl\012back\134`, "/mnt/tab\tnl\nback\\"},
+		{`/mnt/short\04`, `/mnt/short\04`},
+		{`/mnt/not\999octal`, `/mnt/not\999octal`},
+	} {
+		if got := unescapeMountinfo(tt.in); got != tt.want {
+			t.Errorf("unescapeMountinfo(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
