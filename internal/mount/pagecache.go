@@ -47,8 +47,7 @@ import (
 //   - Changes made underneath: the kernel drops a file's pages when it
 //     fetches its attributes and finds its size changed (within the
 //     attribute timeout, so tail -f follows appends); a change underneath
-//     that keeps
-//     the size reaches reads at the next first open.
+//     that keeps the size reaches reads at the next first open.
 
 // A stamp is what a first open through the page cache saw of its file:
 // when the next one sees the same, the kernel's cached pages are still the
