@@ -10,7 +10,8 @@ import (
 )
 
 // BenchmarkMountRead reads a 64 MiB file through a mount sequentially, 1 MiB
-// at a time (the page cache holding the stored file), as dd bs=1M does.
+// at a time, as dd bs=1M does: from the kernel's page cache of the mount's
+// file after the first pass, which reads the stored file.
 // docs/benchmarks.md has the figures of testdata/bench.sh, which compares
 // the mount with plain files of the same disk.
 func BenchmarkMountRead(b *testing.B) {

@@ -51,10 +51,12 @@ type Options struct {
 	// checks each file's mode for them). An unprivileged user needs
 	// user_allow_other in /etc/fuse.conf.
 	AllowOther bool
-	// Cache trades coherence for speed: the kernel keeps file data in its
-	// page cache across opens and names and attributes for CacheTimeout.
-	// Changes made underneath can then stay unseen for that long, and a file
-	// changed while open can read stale data.
+	// Cache trades coherence for speed: every open is served from the
+	// kernel's page cache, kept across opens, and names and attributes
+	// for CacheTimeout. Changes made underneath can then stay unseen for
+	// that long, and a file changed while open can read stale data.
+	// Without it, read-only opens use the page cache where it stays true
+	// (pagecache.go).
 	Cache bool
 	// Timeout overrides DefaultTimeout (or CacheTimeout) when positive.
 	Timeout time.Duration

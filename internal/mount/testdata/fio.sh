@@ -13,8 +13,9 @@
 #   write     rw=write bs=1M end_fsync=1 into a new file, then removed
 #
 # on plain files (a directory of the tmpfs), gocryptfs (its cipher directory
-# on the tmpfs), b14fs mount -w (direct I/O, as mounted by default) and
-# b14fs mount -w --cache (page cache), each a directory of the same tmpfs.
+# on the tmpfs), b14fs mount -w as mounted by default (read-only opens through
+# the page cache, docs/mount.md "Coherence") and b14fs mount -w --cache (every
+# open through it, kept across opens), each a directory of the same tmpfs.
 # Every round runs each job on all four, one after the other, so that the
 # load of the machine falls on all alike; ROUNDS rounds (default 3). Prints a
 # markdown table: medians of plain MB/s (IOPS for the random reads), of each
