@@ -68,23 +68,27 @@ func (n *node) cacheLocked(h *handle, f afero.File) (open uint32, forget bool, e
 		h.cached = true
 		return fuse.FOPEN_KEEP_CACHE, false, 0
 	}
+	var other *handle // an open of the file, whose kind h takes
+	for o := range n.handles {
+		other = o
+		break
+	}
+	if other != nil && !other.cached || other == nil && h.writable {
+		return fuse.FOPEN_DIRECT_IO, false, 0
+	}
 	info, err := f.Stat()
 	if err != nil {
 		return 0, false, n.m.errno(err)
 	}
 	key, hasKey := keyOf(info)
 	own := !hasKey || n.shows(key)
-	for o := range n.handles {
-		switch {
-		case !o.cached:
-			return fuse.FOPEN_DIRECT_IO, false, 0
-		case !own:
-			return 0, false, syscall.ESTALE
-		}
+	switch {
+	case other != nil && !own:
+		return 0, false, syscall.ESTALE
+	case other != nil:
 		h.cached = true
 		return fuse.FOPEN_KEEP_CACHE, false, 0
-	}
-	if h.writable || !own {
+	case !own:
 		return fuse.FOPEN_DIRECT_IO, false, 0
 	}
 	h.cached = true
