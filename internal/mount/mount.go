@@ -109,6 +109,43 @@ func Mount(fsys afero.Fs, mountpoint string, opts Options) (*Server, error) {
 			timeout = CacheTimeout
 		}
 	}
+	mo := fuseOptions(opts, direct)
+	fo := &fs.Options{
+		MountOptions:    mo,
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NullPermissions: true, // a file of mode 0000 is shown as such
+		RootStableAttr:  &fs.StableAttr{Ino: root.ino},
+	}
+	if opts.Cache {
+		fo.NegativeTimeout = &timeout
+	}
+	srv, err := fuse.NewServer(fs.NewNodeFS(root, fo), mountpoint, &fo.MountOptions)
+	if err != nil {
+		return nil, mountError(mountpoint, direct, err)
+	}
+	s := &Server{srv: srv, mountpoint: mountpoint, direct: direct, done: make(chan struct{})}
+	go func() {
+		srv.Serve()
+		// Files the kernel never released (it drops what is pending when
+		// the mount goes): close them, which stores what they hold.
+		m.closeAll()
+		close(s.done)
+	}()
+	tuneReadAhead(mountpoint, mo)
+	// NewServer returned with the file system mounted and the kernel's
+	// INIT answered, so it is ready. Not srv.WaitMount: its poll hack
+	// opens a file on the mount from this process, and a process killed
+	// while it has a file of its own mount open never ends (exiting, it
+	// flushes the file: a request only itself could answer). The hack is
+	// for a process that opens files of its own mount, which b14fs mount
+	// does not (its tests do, and run it: usableInProcess).
+	return s, nil
+}
+
+// fuseOptions returns the FUSE options of a mount with opts, mounted with
+// mount(2) itself if direct.
+func fuseOptions(opts Options, direct bool) fuse.MountOptions {
 	mo := fuse.MountOptions{
 		FsName:            opts.Name,
 		Name:              "b14fs",
@@ -133,43 +170,18 @@ func Mount(fsys afero.Fs, mountpoint string, opts Options) (*Server, error) {
 	if opts.AllowOther {
 		mo.Options = append(mo.Options, "default_permissions")
 	}
-	fo := &fs.Options{
-		MountOptions:    mo,
-		EntryTimeout:    &timeout,
-		AttrTimeout:     &timeout,
-		NullPermissions: true, // a file of mode 0000 is shown as such
-		RootStableAttr:  &fs.StableAttr{Ino: root.ino},
-	}
-	if opts.Cache {
-		fo.NegativeTimeout = &timeout
-	}
-	srv, err := fuse.NewServer(fs.NewNodeFS(root, fo), mountpoint, &fo.MountOptions)
-	if err != nil {
-		return nil, mountError(mountpoint, direct, err)
-	}
-	s := &Server{srv: srv, mountpoint: mountpoint, direct: direct, done: make(chan struct{})}
-	go func() {
-		srv.Serve()
-		// Files the kernel never released (it drops what is pending when
-		// the mount goes): close them, which stores what they hold.
-		m.closeAll()
-		close(s.done)
-	}()
-	// As root, the kernel reads ahead as much as the mount answers at once
-	// (MaxWrite): a cold file is read through the page cache 1.3-1.4 times
-	// as fast as with the default of 128 KiB (docs/benchmarks.md).
-	// Without root, or where sysfs is read-only, the default stays.
+	return mo
+}
+
+// tuneReadAhead has the kernel read ahead of the mount at mountpoint as
+// much as it answers at once (MaxWrite), as root: a cold file is read
+// through the page cache 1.3-1.4 times as fast as with the default of
+// 128 KiB (docs/benchmarks.md). Without root, or where sysfs is read-only,
+// the default stays.
+func tuneReadAhead(mountpoint string, mo fuse.MountOptions) {
 	if os.Geteuid() == 0 {
 		_ = setReadAhead(mountpoint, mo.MaxWrite>>10)
 	}
-	// NewServer returned with the file system mounted and the kernel's
-	// INIT answered, so it is ready. Not srv.WaitMount: its poll hack
-	// opens a file on the mount from this process, and a process killed
-	// while it has a file of its own mount open never ends (exiting, it
-	// flushes the file: a request only itself could answer). The hack is
-	// for a process that opens files of its own mount, which b14fs mount
-	// does not (its tests do, and run it: usableInProcess).
-	return s, nil
 }
 
 // CheckMountpoint reports why mountpoint cannot be mounted on: it does not
