@@ -203,3 +203,47 @@ func (k kernel) tail(step func(in, out Mem, load, store reg.OpmaskVirtual)) {
 	SUBQ(groups, k.left)
 	JMP(LabelRef(top))
 }
+
+// shapeAVX512 emits name, the floor of the loops of encodeAVX512 (in 56,
+// out 64) or decodeAVX512 (in 64, out 56): the same loops with steps that
+// only load their 64 bytes and store them, without encoding, decoding or
+// checking, for the benchmarks that compare the kernels with the memory
+// traffic of their shape.
+func shapeAVX512(name, units string, in, out int) {
+	TEXT(name, NOSPLIT, "func(dst, src []byte) int")
+	Pragma("noescape")
+	Doc(name+" moves the bytes the loops of the kernel of its shape would",
+		"for len("+units+")/8 groups, coding nothing, and returns the number",
+		"of groups moved: all but the last few, as those loops leave them.")
+	k, n := newKernel(name, units, 8, in, out)
+	k.loops(2, func(in, out Mem) {
+		x := ZMM()
+		VMOVDQU64(in, x)
+		VMOVDQU64(x, out)
+	}, nil)
+	k.epilogue(n)
+}
+
+// shapeDecodeExactAVX512 emits shapeDecodeExactAVX512, the floor of a
+// decoding loop that stores exactly its output: 8 steps' 512 bytes of
+// units loaded, 448 bytes stored, as 7 whole vectors.
+func shapeDecodeExactAVX512() {
+	const name = "shapeDecodeExactAVX512"
+	TEXT(name, NOSPLIT, "func(dst, src []byte) int")
+	Pragma("noescape")
+	Doc(name+" moves the bytes a decoding loop storing exactly its output",
+		"would for len(src)/8 groups, 64 a pass, coding nothing, and returns",
+		"the number of groups moved.")
+	k, n := newKernel(name, "src", 64, 512, 448)
+	k.loop("x1", 1, 0, func(in, out Mem) {
+		var x [8]reg.VecVirtual
+		for i := range x {
+			x[i] = ZMM()
+			VMOVDQU64(in.Offset(64*i), x[i])
+		}
+		for i := range 7 {
+			VMOVDQU64(x[i], out.Offset(64*i))
+		}
+	}, nil)
+	k.epilogue(n)
+}

@@ -28,6 +28,9 @@ func main() {
 		decodeAVX2()
 		encodeAVX512()
 		decodeAVX512()
+		shapeAVX512("shapeEncodeAVX512", "dst", 56, 64)
+		shapeAVX512("shapeDecodeAVX512", "src", 64, 56)
+		shapeDecodeExactAVX512()
 	}
 	Generate()
 }

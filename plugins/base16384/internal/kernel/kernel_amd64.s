@@ -576,3 +576,125 @@ GLOBL decAVX512Pack<>(SB), RODATA|NOPTR, $64
 
 DATA decAVX512Test<>+0(SB)/8, $0x00c000c000c000c0
 GLOBL decAVX512Test<>(SB), RODATA|NOPTR, $8
+
+// func shapeEncodeAVX512(dst []byte, src []byte) int
+// Requires: AVX, AVX512F
+TEXT ·shapeEncodeAVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_len+8(FP), DX
+	SHRQ $0x03, DX
+	MOVQ DX, BX
+
+shapeEncodeAVX512_x4:
+	CMPQ      DX, $0x00000022
+	JB        shapeEncodeAVX512_x4_done
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 Z0, (AX)
+	VMOVDQU64 56(CX), Z0
+	VMOVDQU64 Z0, 64(AX)
+	VMOVDQU64 112(CX), Z0
+	VMOVDQU64 Z0, 128(AX)
+	VMOVDQU64 168(CX), Z0
+	VMOVDQU64 Z0, 192(AX)
+	ADDQ      $0x000000e0, CX
+	ADDQ      $0x00000100, AX
+	SUBQ      $0x00000020, DX
+	JMP       shapeEncodeAVX512_x4
+
+shapeEncodeAVX512_x4_done:
+shapeEncodeAVX512_x1:
+	CMPQ      DX, $0x0000000a
+	JB        shapeEncodeAVX512_x1_done
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 Z0, (AX)
+	ADDQ      $0x00000038, CX
+	ADDQ      $0x00000040, AX
+	SUBQ      $0x00000008, DX
+	JMP       shapeEncodeAVX512_x1
+
+shapeEncodeAVX512_x1_done:
+	SUBQ DX, BX
+	MOVQ BX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func shapeDecodeAVX512(dst []byte, src []byte) int
+// Requires: AVX, AVX512F
+TEXT ·shapeDecodeAVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ src_len+32(FP), DX
+	SHRQ $0x03, DX
+	MOVQ DX, BX
+
+shapeDecodeAVX512_x4:
+	CMPQ      DX, $0x00000022
+	JB        shapeDecodeAVX512_x4_done
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 Z0, (AX)
+	VMOVDQU64 64(CX), Z0
+	VMOVDQU64 Z0, 56(AX)
+	VMOVDQU64 128(CX), Z0
+	VMOVDQU64 Z0, 112(AX)
+	VMOVDQU64 192(CX), Z0
+	VMOVDQU64 Z0, 168(AX)
+	ADDQ      $0x00000100, CX
+	ADDQ      $0x000000e0, AX
+	SUBQ      $0x00000020, DX
+	JMP       shapeDecodeAVX512_x4
+
+shapeDecodeAVX512_x4_done:
+shapeDecodeAVX512_x1:
+	CMPQ      DX, $0x0000000a
+	JB        shapeDecodeAVX512_x1_done
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 Z0, (AX)
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000038, AX
+	SUBQ      $0x00000008, DX
+	JMP       shapeDecodeAVX512_x1
+
+shapeDecodeAVX512_x1_done:
+	SUBQ DX, BX
+	MOVQ BX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func shapeDecodeExactAVX512(dst []byte, src []byte) int
+// Requires: AVX, AVX512F
+TEXT ·shapeDecodeExactAVX512(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ src_len+32(FP), DX
+	SHRQ $0x03, DX
+	MOVQ DX, BX
+
+shapeDecodeExactAVX512_x1:
+	CMPQ      DX, $0x00000040
+	JB        shapeDecodeExactAVX512_x1_done
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 64(CX), Z1
+	VMOVDQU64 128(CX), Z2
+	VMOVDQU64 192(CX), Z3
+	VMOVDQU64 256(CX), Z4
+	VMOVDQU64 320(CX), Z5
+	VMOVDQU64 384(CX), Z6
+	VMOVDQU64 448(CX), Z7
+	VMOVDQU64 Z0, (AX)
+	VMOVDQU64 Z1, 64(AX)
+	VMOVDQU64 Z2, 128(AX)
+	VMOVDQU64 Z3, 192(AX)
+	VMOVDQU64 Z4, 256(AX)
+	VMOVDQU64 Z5, 320(AX)
+	VMOVDQU64 Z6, 384(AX)
+	ADDQ      $0x00000200, CX
+	ADDQ      $0x000001c0, AX
+	SUBQ      $0x00000040, DX
+	JMP       shapeDecodeExactAVX512_x1
+
+shapeDecodeExactAVX512_x1_done:
+	SUBQ DX, BX
+	MOVQ BX, ret+48(FP)
+	VZEROUPPER
+	RET

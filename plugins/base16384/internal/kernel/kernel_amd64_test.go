@@ -2,6 +2,8 @@
 
 package kernel
 
+import "testing"
+
 // godebugTests returns the GODEBUG settings TestGODEBUG checks on this
 // processor: those that turn off AVX2 or AVX-512, when AVX2 runs.
 func godebugTests() []godebugTest {
@@ -20,4 +22,44 @@ func godebugTests() []godebugTest {
 		tests = append(tests, godebugTest{"", "avx512vbmi"})
 	}
 	return tests
+}
+
+// BenchmarkShape sets the AVX-512 kernels beside the floor of their loops,
+// shapeEncodeAVX512 and shapeDecodeAVX512 (the same loads and stores,
+// nothing coded), and copy() of the same plain bytes: what the memory
+// traffic of a kernel's shape leaves of copy's speed (docs/benchmarks.md).
+// exact-shape is the floor of a decoding loop that stores exactly its
+// output, 7 vectors for 8 steps; copy-units is copy() of the units of the
+// same plain bytes, 8/7 as many.
+func BenchmarkShape(b *testing.B) {
+	if !hasAVX512 {
+		b.Skip("no AVX-512 VBMI here")
+	}
+	for _, size := range []int{4 << 10, 32 << 10, 1 << 20} {
+		n := size / 7 * 7
+		raw := pseudoRandom(n, 6)
+		units := make([]byte, 8*(n/7))
+		EncodeGeneric(units, raw)
+		unitsOut, rawOut := make([]byte, len(units)), make([]byte, n)
+		for _, c := range []struct {
+			name string
+			run  func()
+		}{
+			{"encode/avx512vbmi", func() { encodeAVX512(unitsOut, raw) }},
+			{"encode/shape", func() { shapeEncodeAVX512(unitsOut, raw) }},
+			{"decode/avx512vbmi", func() { decodeAVX512(rawOut, units) }},
+			{"decode/shape", func() { shapeDecodeAVX512(rawOut, units) }},
+			{"decode/exact-shape", func() { shapeDecodeExactAVX512(rawOut, units) }},
+			{"copy", func() { copy(rawOut, raw) }},
+			{"copy-units", func() { copy(unitsOut, units) }},
+		} {
+			b.Run(c.name+"/"+sizeName(size), func(b *testing.B) {
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				for b.Loop() {
+					c.run()
+				}
+			})
+		}
+	}
 }

@@ -30,3 +30,24 @@ func encodeAVX512(dst []byte, src []byte) int
 //
 //go:noescape
 func decodeAVX512(dst []byte, src []byte) int
+
+// shapeEncodeAVX512 moves the bytes the loops of the kernel of its shape would
+// for len(dst)/8 groups, coding nothing, and returns the number
+// of groups moved: all but the last few, as those loops leave them.
+//
+//go:noescape
+func shapeEncodeAVX512(dst []byte, src []byte) int
+
+// shapeDecodeAVX512 moves the bytes the loops of the kernel of its shape would
+// for len(src)/8 groups, coding nothing, and returns the number
+// of groups moved: all but the last few, as those loops leave them.
+//
+//go:noescape
+func shapeDecodeAVX512(dst []byte, src []byte) int
+
+// shapeDecodeExactAVX512 moves the bytes a decoding loop storing exactly its output
+// would for len(src)/8 groups, 64 a pass, coding nothing, and returns
+// the number of groups moved.
+//
+//go:noescape
+func shapeDecodeExactAVX512(dst []byte, src []byte) int
