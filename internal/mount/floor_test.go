@@ -187,6 +187,25 @@ func dropCached(b *testing.B, f *os.File) {
 	}
 }
 
+// openCold opens path, with none of its pages cached.
+func openCold(b *testing.B, path string) *os.File {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dropCached(b, f)
+	return f
+}
+
+// readWhole reads f from where it is to its end, len(buf) bytes at a time,
+// and checks that it read floorSize bytes.
+func readWhole(b *testing.B, f *os.File, buf []byte) {
+	n, err := io.CopyBuffer(onlyWriter{io.Discard}, onlyReader{f}, buf)
+	if err != nil || n != floorSize {
+		b.Fatalf("read %d bytes, %v", n, err)
+	}
+}
+
 // BenchmarkFloorRead reads each file sequentially, 1 MiB at a time, as
 // fio rw=read bs=1M does, from cold.
 func BenchmarkFloorRead(b *testing.B) {
@@ -195,15 +214,8 @@ func BenchmarkFloorRead(b *testing.B) {
 		b.Run("fs="+file.fs, func(b *testing.B) {
 			b.SetBytes(floorSize)
 			for range b.N {
-				f, err := os.Open(file.path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				dropCached(b, f)
-				n, err := io.CopyBuffer(onlyWriter{io.Discard}, onlyReader{f}, buf)
-				if err != nil || n != floorSize {
-					b.Fatalf("read %d bytes, %v", n, err)
-				}
+				f := openCold(b, file.path)
+				readWhole(b, f, buf)
 				f.Close()
 			}
 		})
@@ -220,21 +232,11 @@ func BenchmarkFloorReread(b *testing.B) {
 			b.SetBytes(floorSize)
 			for range b.N {
 				b.StopTimer()
-				f, err := os.Open(file.path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				dropCached(b, f)
-				for pass := range 2 {
-					if pass == 1 {
-						f.Seek(0, io.SeekStart)
-						b.StartTimer()
-					}
-					n, err := io.CopyBuffer(onlyWriter{io.Discard}, onlyReader{f}, buf)
-					if err != nil || n != floorSize {
-						b.Fatalf("read %d bytes, %v", n, err)
-					}
-				}
+				f := openCold(b, file.path)
+				readWhole(b, f, buf)
+				f.Seek(0, io.SeekStart)
+				b.StartTimer()
+				readWhole(b, f, buf)
 				f.Close()
 			}
 		})
@@ -250,12 +252,8 @@ func BenchmarkFloorRandomRead(b *testing.B) {
 	order := rand.New(rand.NewPCG(1, 2)).Perm(floorSize / block)
 	for _, file := range floorFiles(b) {
 		b.Run("fs="+file.fs, func(b *testing.B) {
-			f, err := os.Open(file.path)
-			if err != nil {
-				b.Fatal(err)
-			}
+			f := openCold(b, file.path)
 			defer f.Close()
-			dropCached(b, f)
 			b.SetBytes(block)
 			b.ResetTimer()
 			for i := range b.N {
