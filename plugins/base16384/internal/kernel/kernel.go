@@ -65,10 +65,12 @@ func EncodeGeneric(dst, src []byte) int {
 // in the high 56 bits of x (the low 8 bits are ignored): four 14-bit fields,
 // most significant first, each plus 0x4E00.
 func Units(x uint64) uint64 {
-	// Split the 56 bits into two 28-bit halves 32 bits apart, then each
-	// half into two 14-bit fields 16 bits apart.
-	t := x>>8&0x0FFFFFFF | x>>4&0x0FFFFFFF00000000
-	return (t&0x00003FFF00003FFF | t<<2&0x3FFF00003FFF0000) + UnitBase
+	// Split the 56 bits, h<<28 | l, into two 28-bit halves 32 bits apart:
+	// plus h<<32 - h<<28.
+	t := x>>8 + (x>>36)*0xF0000000
+	// Then each half, a<<14 | b, into two 14-bit fields 16 bits apart:
+	// plus 3 a<<14.
+	return t + 3*(t&0x0FFFC0000FFFC000) + UnitBase
 }
 
 // UnitBase is 0x4E00 in each 16-bit lane: the first unit.
@@ -85,8 +87,10 @@ const BadBits = 0xC000C000C000C000
 // zero), from w, its four units minus UnitBase: the inverse of Units. The
 // result is right only when w&BadBits is zero.
 func Fields(w uint64) uint64 {
-	t := w&0x00003FFF00003FFF | w>>2&0x0FFFC0000FFFC000
-	return t<<4&0xFFFFFFF000000000 | t<<8&0x0000000FFFFFFF00
+	// Each 32-bit half, a<<16 | b, becomes a<<14 | b: minus 3 a<<14.
+	t := w - 3*(w>>2&0x0FFFC0000FFFC000)
+	// Then t, h<<32 | l, becomes h<<36 | l<<8: l<<8 - l<<4 is 240 l.
+	return t<<4 + uint64(uint32(t))*240
 }
 
 // DecodeGeneric is the portable implementation of Decode.

@@ -159,3 +159,31 @@ func ExampleImpls() {
 	fmt.Printf("%d group: %x\n", n, dst)
 	// Output: 1 group: 5a4c71335ed48437
 }
+
+// TestUnitsFields checks Units and Fields against the definition, one
+// field at a time: the 56 bits of a group are four 14-bit fields, most
+// significant first, each unit its field plus 0x4E00. The groups are every
+// field at its extremes and next to them, and random ones.
+func TestUnitsFields(t *testing.T) {
+	edges := []uint64{0, 1, 0x1FFF, 0x2000, 0x3FFE, 0x3FFF}
+	var groups [][4]uint64
+	for _, a := range edges {
+		for _, b := range edges {
+			groups = append(groups, [4]uint64{a, b, b, a}, [4]uint64{b, a, a, b}, [4]uint64{a, a, b, b})
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		groups = append(groups, [4]uint64{r.Uint64N(1 << 14), r.Uint64N(1 << 14), r.Uint64N(1 << 14), r.Uint64N(1 << 14)})
+	}
+	for _, f := range groups {
+		x := (f[0]<<42 | f[1]<<28 | f[2]<<14 | f[3]) << 8
+		want := (f[0]+0x4E00)<<48 | (f[1]+0x4E00)<<32 | (f[2]+0x4E00)<<16 | (f[3] + 0x4E00)
+		if got := Units(x | 0xA5); got != want {
+			t.Fatalf("Units(%#x) = %#x, want %#x", x|0xA5, got, want)
+		}
+		if got := Fields(want - UnitBase); got != x {
+			t.Fatalf("Fields(%#x) = %#x, want %#x", want-UnitBase, got, x)
+		}
+	}
+}
