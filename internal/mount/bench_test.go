@@ -17,7 +17,7 @@ import (
 func BenchmarkMountRead(b *testing.B) {
 	tm := mountBack(b, b.TempDir(), base16384.NewCodec(), Options{Writable: true})
 	const size = 64 << 20
-	data := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), size/36+1)[:size]
+	data := text(size)
 	if err := os.WriteFile(tm.at("big"), data, 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -34,6 +34,12 @@ func BenchmarkMountRead(b *testing.B) {
 		}
 		f.Close()
 	}
+}
+
+// text returns n bytes of repeated digits and letters: the content the
+// benchmarks write and read.
+func text(n int) []byte {
+	return bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), n/36+1)[:n]
 }
 
 // onlyReader and onlyWriter hide WriterTo and ReaderFrom, so that

@@ -1,7 +1,6 @@
 package mount
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"math/rand/v2"
@@ -149,7 +148,7 @@ func memDir(b *testing.B) string {
 // floorFiles returns the four files the Floor benchmarks compare, in order,
 // each holding the same floorSize bytes.
 func floorFiles(b *testing.B) [4]struct{ fs, path string } {
-	data := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), floorSize/36+1)[:floorSize]
+	data := text(floorSize)
 	mem := memDir(b)
 	plain := filepath.Join(mem, "file")
 	back := memDir(b)
@@ -273,7 +272,7 @@ func BenchmarkFloorRandomRead(b *testing.B) {
 // BenchmarkFloorWrite writes each file anew, 1 MiB at a time, and syncs it,
 // as fio rw=write bs=1M end_fsync=1 does.
 func BenchmarkFloorWrite(b *testing.B) {
-	buf := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), 1<<20/36+1)[:1<<20]
+	buf := text(1 << 20)
 	for _, file := range floorFiles(b) {
 		b.Run("fs="+file.fs, func(b *testing.B) {
 			b.SetBytes(floorSize)
