@@ -97,27 +97,30 @@ func Fields(w uint64) uint64 {
 func DecodeGeneric(dst, src []byte) int {
 	n := len(src) / 8
 	d, s := dst[:7*n], src[:8*n]
-	i := 0
 	// Four groups a step, checked together, stored as four non-overlapping
 	// 8-byte words (the last one past the 28 bytes decoded, into room that
 	// the next groups overwrite). A step with a bad unit is left to the
-	// loop below, which finds its group.
-	for len(s) >= 32 && len(d) >= 32 {
-		a := binary.BigEndian.Uint64(s[0:8]) - UnitBase
-		b := binary.BigEndian.Uint64(s[8:16]) - UnitBase
-		c := binary.BigEndian.Uint64(s[16:24]) - UnitBase
-		e := binary.BigEndian.Uint64(s[24:32]) - UnitBase
+	// loop below, which finds its group. The step indexes arrays, not
+	// slices that it shortens, so that their lengths stay out of the
+	// registers the groups need.
+	i, j := 0, 0
+	for ; i+32 <= len(s) && j+32 <= len(d); i, j = i+32, j+28 {
+		p, q := (*[32]byte)(s[i:i+32]), (*[32]byte)(d[j:j+32])
+		a := binary.BigEndian.Uint64(p[0:8]) - UnitBase
+		b := binary.BigEndian.Uint64(p[8:16]) - UnitBase
+		c := binary.BigEndian.Uint64(p[16:24]) - UnitBase
+		e := binary.BigEndian.Uint64(p[24:32]) - UnitBase
 		if (a|b|c|e)&BadBits != 0 {
 			break
 		}
 		a, b, c, e = Fields(a), Fields(b), Fields(c), Fields(e)
-		binary.BigEndian.PutUint64(d[0:8], a|b>>56)
-		binary.BigEndian.PutUint64(d[8:16], b<<8|c>>48)
-		binary.BigEndian.PutUint64(d[16:24], c<<16|e>>40)
-		binary.BigEndian.PutUint64(d[24:32], e<<24)
-		s, d = s[32:], d[28:]
-		i += 4
+		binary.BigEndian.PutUint64(q[0:8], a|b>>56)
+		binary.BigEndian.PutUint64(q[8:16], b<<8|c>>48)
+		binary.BigEndian.PutUint64(q[16:24], c<<16|e>>40)
+		binary.BigEndian.PutUint64(q[24:32], e<<24)
 	}
+	s, d = s[i:], d[j:]
+	i /= 8
 	for ; len(s) >= 8; i++ {
 		w := binary.BigEndian.Uint64(s[0:8]) - UnitBase
 		if w&BadBits != 0 {
