@@ -1363,13 +1363,17 @@ encodeRaw_go:
 // func decodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
 TEXT ·decodeStd(SB), NOSPLIT, $0-72
-	MOVQ    src_len+32(FP), AX
-	LEAQ    -4(AX), SI
-	CMPQ    SI, $0x000005fc
-	JAE     decodeStd_go
-	TESTQ   $0x00000001, AX
-	JNZ     decodeStd_go
-	MOVQ    src_base+24(FP), DI
+	MOVQ  src_len+32(FP), AX
+	LEAQ  -4(AX), SI
+	CMPQ  SI, $0x000005fc
+	JAE   decodeStd_go
+	TESTQ $0x00000001, AX
+	JNZ   decodeStd_go
+	MOVQ  src_base+24(FP), DI
+	CMPQ  AX, $0x0a
+	JBE   decodeStd_tiny
+
+decodeStd_shape:
 	XORL    BX, BX
 	MOVQ    AX, DX
 	CMPB    -2(DI)(AX*1), $0x3d
@@ -1397,16 +1401,15 @@ decodeStd_shaped:
 	LEAQ         (DX)(DX*2), CX
 	LEAQ         (DX)(CX*2), CX
 	ADDQ         BX, CX
-	MOVQ         dst_len+8(FP), R8
-	CMPQ         R8, CX
+	MOVQ         dst_len+8(FP), R11
+	CMPQ         R11, CX
 	JB           decodeStd_go
 	MOVQ         CX, n+48(FP)
-	MOVQ         dst_base+0(FP), R9
+	MOVQ         dst_base+0(FP), R10
 	MOVQ         $0xb1ffb1ffb1ffb200, CX
-	MOVQ         $0xc000c000c000c000, R10
-	MOVQ         $0x00003fff00003fff, R11
-	MOVQ         $0x0fffc0000fffc000, R12
-	XORL         R14, R14
+	MOVQ         $0xc000c000c000c000, R8
+	MOVQ         $0x0fffc0000fffc000, R9
+	XORL         R13, R13
 	TESTQ        DX, DX
 	JZ           decodeStd_tail
 	CMPB         ·useAVX512+0(SB), $0x00
@@ -1424,14 +1427,14 @@ decodeStd_shaped:
 	LEAQ         -8(DX), CX
 
 decodeStd_z:
-	CMPQ R14, CX
+	CMPQ R13, CX
 	JB   decodeStd_zstep
-	MOVQ CX, R14
+	MOVQ CX, R13
 
 decodeStd_zstep:
-	LEAQ           (DI)(R14*8), SI
-	IMUL3Q         $0x07, R14, R13
-	ADDQ           R9, R13
+	LEAQ           (DI)(R13*8), SI
+	IMUL3Q         $0x07, R13, R12
+	ADDQ           R10, R12
 	VPADDB         (SI), Z0, Z6
 	VPTESTMB       Z5, Z6, K1
 	KORTESTQ       K1, K1
@@ -1441,10 +1444,10 @@ decodeStd_zstep:
 	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
 	VPERMB         Z6, Z4, Z6
 	VALIGNQ        $0x03, Z6, Z6, Z7
-	VMOVDQU64      Y6, (R13)
-	VMOVDQU64      Y7, 24(R13)
-	ADDQ           $0x08, R14
-	CMPQ           R14, DX
+	VMOVDQU64      Y6, (R12)
+	VMOVDQU64      Y7, 24(R12)
+	ADDQ           $0x08, R13
+	CMPQ           R13, DX
 	JB             decodeStd_z
 	VZEROUPPER
 	JMP            decodeStd_steps_done
@@ -1452,7 +1455,7 @@ decodeStd_zstep:
 decodeStd_y:
 	LEAQ           -4(DX), CX
 	MOVQ           DI, SI
-	MOVQ           R9, R13
+	MOVQ           R10, R12
 	VPADDB         (SI), Y0, Y6
 	VPTESTMB       Y5, Y6, K1
 	KORTESTD       K1, K1
@@ -1462,11 +1465,11 @@ decodeStd_y:
 	VPTERNLOGQ     $0xe4, Y3, Y7, Y6
 	VPERMB         Y6, Y4, Y6
 	VALIGND        $0x03, Y6, Y6, Y7
-	VMOVDQU64      X6, (R13)
-	VMOVDQU64      X7, 12(R13)
+	VMOVDQU64      X6, (R12)
+	VMOVDQU64      X7, 12(R12)
 	LEAQ           (DI)(CX*8), SI
-	IMUL3Q         $0x07, CX, R13
-	ADDQ           R9, R13
+	IMUL3Q         $0x07, CX, R12
+	ADDQ           R10, R12
 	VPADDB         (SI), Y0, Y0
 	VPTESTMB       Y5, Y0, K1
 	KORTESTD       K1, K1
@@ -1476,8 +1479,8 @@ decodeStd_y:
 	VPTERNLOGQ     $0xe4, Y3, Y2, Y0
 	VPERMB         Y0, Y4, Y0
 	VALIGND        $0x03, Y0, Y0, Y1
-	VMOVDQU64      X0, (R13)
-	VMOVDQU64      X1, 12(R13)
+	VMOVDQU64      X0, (R12)
+	VMOVDQU64      X1, 12(R12)
 	VZEROUPPER
 
 decodeStd_steps_done:
@@ -1489,39 +1492,37 @@ decodeStd_scalar:
 
 decodeStd_words:
 decodeStd_word:
-	CMPQ   R14, DX
+	CMPQ   R13, DX
 	JAE    decodeStd_tail
-	MOVQ   (DI)(R14*8), R13
-	BSWAPQ R13
-	ADDQ   CX, R13
-	TESTQ  R10, R13
+	MOVQ   (DI)(R13*8), R12
+	BSWAPQ R12
+	ADDQ   CX, R12
+	TESTQ  R8, R12
 	JNZ    decodeStd_go
-	MOVQ   R13, SI
-	ANDQ   R11, R13
+	MOVQ   R12, SI
 	SHRQ   $0x02, SI
-	ANDQ   R12, SI
-	ORQ    SI, R13
-	MOVQ   R13, SI
-	SHRQ   $0x20, R13
-	SHLQ   $0x24, R13
-	SHLQ   $0x24, SI
-	SHRQ   $0x1c, SI
-	ORQ    SI, R13
-	BSWAPQ R13
-	IMUL3Q $0x07, R14, R15
-	INCQ   R14
-	LEAQ   8(R15), SI
-	CMPQ   SI, R8
+	ANDQ   R9, SI
+	LEAQ   (SI)(SI*2), SI
+	SUBQ   SI, R12
+	MOVL   R12, SI
+	IMUL3Q $0x000000f0, SI, SI
+	SHLQ   $0x04, R12
+	ADDQ   SI, R12
+	BSWAPQ R12
+	IMUL3Q $0x07, R13, R14
+	INCQ   R13
+	LEAQ   8(R14), SI
+	CMPQ   SI, R11
 	JA     decodeStd_seven
-	MOVQ   R13, (R9)(R15*1)
+	MOVQ   R12, (R10)(R14*1)
 	JMP    decodeStd_word
 
 decodeStd_seven:
-	MOVL R13, (R9)(R15*1)
-	SHRQ $0x20, R13
-	MOVW R13, 4(R9)(R15*1)
-	SHRQ $0x10, R13
-	MOVB R13, 6(R9)(R15*1)
+	MOVL R12, (R10)(R14*1)
+	SHRQ $0x20, R12
+	MOVW R12, 4(R10)(R14*1)
+	SHRQ $0x10, R12
+	MOVB R12, 6(R10)(R14*1)
 	JMP  decodeStd_word
 
 decodeStd_tail:
@@ -1534,81 +1535,118 @@ decodeStd_tail:
 	NEGQ   CX
 	CMPQ   AX, $0x0a
 	JB     decodeStd_short
-	MOVQ   -10(DI)(AX*1), R13
-	BSWAPQ R13
-	SHLQ   CL, R13
+	MOVQ   -10(DI)(AX*1), R12
+	BSWAPQ R12
+	SHLQ   CL, R12
 	JMP    decodeStd_units
 
 decodeStd_short:
 	CMPQ   AX, $0x08
 	JB     decodeStd_short6
-	MOVQ   (DI), R13
-	BSWAPQ R13
-	SHRQ   $0x10, R13
-	SHLQ   $0x10, R13
+	MOVQ   (DI), R12
+	BSWAPQ R12
+	SHRQ   $0x10, R12
+	SHLQ   $0x10, R12
 	JMP    decodeStd_units
 
 decodeStd_short6:
-	MOVL   (DI), R13
-	BSWAPL R13
-	SHLQ   $0x20, R13
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
 	CMPQ   AX, $0x06
 	JE     decodeStd_units
-	SHRQ   $0x30, R13
-	SHLQ   $0x30, R13
+	SHRQ   $0x30, R12
+	SHLQ   $0x30, R12
 
 decodeStd_units:
 	MOVQ   $0x4e004e004e004e00, SI
 	SHRQ   CL, SI
 	SHLQ   CL, SI
-	SUBQ   SI, R13
-	TESTQ  R10, R13
+	SUBQ   SI, R12
+	TESTQ  R8, R12
 	JNZ    decodeStd_go
-	MOVQ   R13, SI
-	ANDQ   R11, R13
+	MOVQ   R12, SI
 	SHRQ   $0x02, SI
-	ANDQ   R12, SI
-	ORQ    SI, R13
-	MOVQ   R13, SI
-	SHRQ   $0x20, R13
-	SHLQ   $0x24, R13
-	SHLQ   $0x24, SI
-	SHRQ   $0x1c, SI
-	ORQ    SI, R13
-	BSWAPQ R13
-	LEAQ   (DX)(DX*2), R15
-	LEAQ   (DX)(R15*2), R15
-	LEAQ   8(R15), SI
-	CMPQ   SI, R8
+	ANDQ   R9, SI
+	LEAQ   (SI)(SI*2), SI
+	SUBQ   SI, R12
+	MOVL   R12, SI
+	IMUL3Q $0x000000f0, SI, SI
+	SHLQ   $0x04, R12
+	ADDQ   SI, R12
+	BSWAPQ R12
+	LEAQ   (DX)(DX*2), R14
+	LEAQ   (DX)(R14*2), R14
+	LEAQ   8(R14), SI
+	CMPQ   SI, R11
 	JA     decodeStd_exact
-	MOVQ   R13, (R9)(R15*1)
+	MOVQ   R12, (R10)(R14*1)
 	JMP    decodeStd_return
 
 decodeStd_exact:
-	ADDQ  R9, R15
+	ADDQ  R10, R14
 	TESTQ $0x00000004, BX
 	JZ    decodeStd_exact2
-	MOVL  R13, (R15)
-	SHRQ  $0x20, R13
-	ADDQ  $0x04, R15
+	MOVL  R12, (R14)
+	SHRQ  $0x20, R12
+	ADDQ  $0x04, R14
 
 decodeStd_exact2:
 	TESTQ $0x00000002, BX
 	JZ    decodeStd_exact1
-	MOVW  R13, (R15)
-	SHRQ  $0x10, R13
-	ADDQ  $0x02, R15
+	MOVW  R12, (R14)
+	SHRQ  $0x10, R12
+	ADDQ  $0x02, R14
 
 decodeStd_exact1:
 	TESTQ $0x00000001, BX
 	JZ    decodeStd_return
-	MOVB  R13, (R15)
+	MOVB  R12, (R14)
 
 decodeStd_return:
 	XORL AX, AX
 	MOVQ AX, err_itable+56(FP)
 	MOVQ AX, err_data+64(FP)
 	RET
+
+decodeStd_tiny:
+	CMPB    -2(DI)(AX*1), $0x3d
+	JNE     decodeStd_shape
+	MOVBQZX -1(DI)(AX*1), BX
+	LEAQ    4(BX), SI
+	SUBQ    AX, SI
+	CMPQ    SI, $0x01
+	JA      decodeStd_go
+	LEAQ    -1(BX), SI
+	CMPQ    SI, $0x06
+	JAE     decodeStd_go
+	MOVQ    dst_len+8(FP), R11
+	CMPQ    R11, BX
+	JB      decodeStd_go
+	MOVQ    BX, n+48(FP)
+	MOVQ    dst_base+0(FP), R10
+	MOVQ    $0xc000c000c000c000, R8
+	MOVQ    $0x0fffc0000fffc000, R9
+	XORL    DX, DX
+	CMPQ    AX, $0x08
+	JB      decodeStd_tiny4
+	MOVQ    (DI), R12
+	BSWAPQ  R12
+	JMP     decodeStd_tinyshift
+
+decodeStd_tiny4:
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
+
+decodeStd_tinyshift:
+	MOVQ AX, CX
+	SHLQ $0x03, CX
+	NEGQ CX
+	ADDQ $0x50, CX
+	SHRQ CL, R12
+	SHLQ CL, R12
+	JMP  decodeStd_units
 
 decodeStd_go:
 	JMP ·decodeStdGo(SB)
@@ -1645,16 +1683,20 @@ GLOBL rawDecTest<>(SB), RODATA|NOPTR, $8
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
 TEXT ·decodeRaw(SB), NOSPLIT, $0-80
-	MOVQ    src_len+40(FP), AX
-	LEAQ    -4(AX), SI
-	CMPQ    SI, $0x000005fc
-	JAE     decodeRaw_go
-	TESTQ   $0x00000001, AX
-	JNZ     decodeRaw_go
-	MOVQ    e+0(FP), CX
-	CMPB    3(CX), $0x00
-	JNE     decodeRaw_go
-	MOVQ    src_base+32(FP), DI
+	MOVQ  src_len+40(FP), AX
+	LEAQ  -4(AX), SI
+	CMPQ  SI, $0x000005fc
+	JAE   decodeRaw_go
+	TESTQ $0x00000001, AX
+	JNZ   decodeRaw_go
+	MOVQ  e+0(FP), CX
+	CMPB  3(CX), $0x00
+	JNE   decodeRaw_go
+	MOVQ  src_base+32(FP), DI
+	CMPQ  AX, $0x0a
+	JBE   decodeRaw_tiny
+
+decodeRaw_shape:
 	XORL    BX, BX
 	MOVQ    AX, DX
 	CMPB    -2(DI)(AX*1), $0x3d
@@ -1682,16 +1724,15 @@ decodeRaw_shaped:
 	LEAQ         (DX)(DX*2), CX
 	LEAQ         (DX)(CX*2), CX
 	ADDQ         BX, CX
-	MOVQ         dst_len+16(FP), R8
-	CMPQ         R8, CX
+	MOVQ         dst_len+16(FP), R11
+	CMPQ         R11, CX
 	JB           decodeRaw_go
 	MOVQ         CX, n+56(FP)
-	MOVQ         dst_base+8(FP), R9
+	MOVQ         dst_base+8(FP), R10
 	MOVQ         $0xb1ffb1ffb1ffb200, CX
-	MOVQ         $0xc000c000c000c000, R10
-	MOVQ         $0x00003fff00003fff, R11
-	MOVQ         $0x0fffc0000fffc000, R12
-	XORL         R14, R14
+	MOVQ         $0xc000c000c000c000, R8
+	MOVQ         $0x0fffc0000fffc000, R9
+	XORL         R13, R13
 	TESTQ        DX, DX
 	JZ           decodeRaw_tail
 	CMPB         ·useAVX512+0(SB), $0x00
@@ -1709,14 +1750,14 @@ decodeRaw_shaped:
 	LEAQ         -8(DX), CX
 
 decodeRaw_z:
-	CMPQ R14, CX
+	CMPQ R13, CX
 	JB   decodeRaw_zstep
-	MOVQ CX, R14
+	MOVQ CX, R13
 
 decodeRaw_zstep:
-	LEAQ           (DI)(R14*8), SI
-	IMUL3Q         $0x07, R14, R13
-	ADDQ           R9, R13
+	LEAQ           (DI)(R13*8), SI
+	IMUL3Q         $0x07, R13, R12
+	ADDQ           R10, R12
 	VPADDB         (SI), Z0, Z6
 	VPTESTMB       Z5, Z6, K1
 	KORTESTQ       K1, K1
@@ -1726,10 +1767,10 @@ decodeRaw_zstep:
 	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
 	VPERMB         Z6, Z4, Z6
 	VALIGNQ        $0x03, Z6, Z6, Z7
-	VMOVDQU64      Y6, (R13)
-	VMOVDQU64      Y7, 24(R13)
-	ADDQ           $0x08, R14
-	CMPQ           R14, DX
+	VMOVDQU64      Y6, (R12)
+	VMOVDQU64      Y7, 24(R12)
+	ADDQ           $0x08, R13
+	CMPQ           R13, DX
 	JB             decodeRaw_z
 	VZEROUPPER
 	JMP            decodeRaw_steps_done
@@ -1737,7 +1778,7 @@ decodeRaw_zstep:
 decodeRaw_y:
 	LEAQ           -4(DX), CX
 	MOVQ           DI, SI
-	MOVQ           R9, R13
+	MOVQ           R10, R12
 	VPADDB         (SI), Y0, Y6
 	VPTESTMB       Y5, Y6, K1
 	KORTESTD       K1, K1
@@ -1747,11 +1788,11 @@ decodeRaw_y:
 	VPTERNLOGQ     $0xe4, Y3, Y7, Y6
 	VPERMB         Y6, Y4, Y6
 	VALIGND        $0x03, Y6, Y6, Y7
-	VMOVDQU64      X6, (R13)
-	VMOVDQU64      X7, 12(R13)
+	VMOVDQU64      X6, (R12)
+	VMOVDQU64      X7, 12(R12)
 	LEAQ           (DI)(CX*8), SI
-	IMUL3Q         $0x07, CX, R13
-	ADDQ           R9, R13
+	IMUL3Q         $0x07, CX, R12
+	ADDQ           R10, R12
 	VPADDB         (SI), Y0, Y0
 	VPTESTMB       Y5, Y0, K1
 	KORTESTD       K1, K1
@@ -1761,8 +1802,8 @@ decodeRaw_y:
 	VPTERNLOGQ     $0xe4, Y3, Y2, Y0
 	VPERMB         Y0, Y4, Y0
 	VALIGND        $0x03, Y0, Y0, Y1
-	VMOVDQU64      X0, (R13)
-	VMOVDQU64      X1, 12(R13)
+	VMOVDQU64      X0, (R12)
+	VMOVDQU64      X1, 12(R12)
 	VZEROUPPER
 
 decodeRaw_steps_done:
@@ -1774,39 +1815,37 @@ decodeRaw_scalar:
 
 decodeRaw_words:
 decodeRaw_word:
-	CMPQ   R14, DX
+	CMPQ   R13, DX
 	JAE    decodeRaw_tail
-	MOVQ   (DI)(R14*8), R13
-	BSWAPQ R13
-	ADDQ   CX, R13
-	TESTQ  R10, R13
+	MOVQ   (DI)(R13*8), R12
+	BSWAPQ R12
+	ADDQ   CX, R12
+	TESTQ  R8, R12
 	JNZ    decodeRaw_go
-	MOVQ   R13, SI
-	ANDQ   R11, R13
+	MOVQ   R12, SI
 	SHRQ   $0x02, SI
-	ANDQ   R12, SI
-	ORQ    SI, R13
-	MOVQ   R13, SI
-	SHRQ   $0x20, R13
-	SHLQ   $0x24, R13
-	SHLQ   $0x24, SI
-	SHRQ   $0x1c, SI
-	ORQ    SI, R13
-	BSWAPQ R13
-	IMUL3Q $0x07, R14, R15
-	INCQ   R14
-	LEAQ   8(R15), SI
-	CMPQ   SI, R8
+	ANDQ   R9, SI
+	LEAQ   (SI)(SI*2), SI
+	SUBQ   SI, R12
+	MOVL   R12, SI
+	IMUL3Q $0x000000f0, SI, SI
+	SHLQ   $0x04, R12
+	ADDQ   SI, R12
+	BSWAPQ R12
+	IMUL3Q $0x07, R13, R14
+	INCQ   R13
+	LEAQ   8(R14), SI
+	CMPQ   SI, R11
 	JA     decodeRaw_seven
-	MOVQ   R13, (R9)(R15*1)
+	MOVQ   R12, (R10)(R14*1)
 	JMP    decodeRaw_word
 
 decodeRaw_seven:
-	MOVL R13, (R9)(R15*1)
-	SHRQ $0x20, R13
-	MOVW R13, 4(R9)(R15*1)
-	SHRQ $0x10, R13
-	MOVB R13, 6(R9)(R15*1)
+	MOVL R12, (R10)(R14*1)
+	SHRQ $0x20, R12
+	MOVW R12, 4(R10)(R14*1)
+	SHRQ $0x10, R12
+	MOVB R12, 6(R10)(R14*1)
 	JMP  decodeRaw_word
 
 decodeRaw_tail:
@@ -1819,92 +1858,129 @@ decodeRaw_tail:
 	NEGQ   CX
 	CMPQ   AX, $0x0a
 	JB     decodeRaw_short
-	MOVQ   -10(DI)(AX*1), R13
-	BSWAPQ R13
-	SHLQ   CL, R13
+	MOVQ   -10(DI)(AX*1), R12
+	BSWAPQ R12
+	SHLQ   CL, R12
 	JMP    decodeRaw_units
 
 decodeRaw_short:
 	CMPQ   AX, $0x08
 	JB     decodeRaw_short6
-	MOVQ   (DI), R13
-	BSWAPQ R13
-	SHRQ   $0x10, R13
-	SHLQ   $0x10, R13
+	MOVQ   (DI), R12
+	BSWAPQ R12
+	SHRQ   $0x10, R12
+	SHLQ   $0x10, R12
 	JMP    decodeRaw_units
 
 decodeRaw_short6:
-	MOVL   (DI), R13
-	BSWAPL R13
-	SHLQ   $0x20, R13
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
 	CMPQ   AX, $0x06
 	JE     decodeRaw_units
-	SHRQ   $0x30, R13
-	SHLQ   $0x30, R13
+	SHRQ   $0x30, R12
+	SHLQ   $0x30, R12
 
 decodeRaw_units:
-	MOVQ  $0x4e004e004e004e00, SI
-	SHRQ  CL, SI
-	SHLQ  CL, SI
-	SUBQ  SI, R13
-	TESTQ R10, R13
-	JNZ   decodeRaw_go
-	MOVQ  R13, SI
-	ANDQ  R11, R13
-	SHRQ  $0x02, SI
-	ANDQ  R12, SI
-	ORQ   SI, R13
-	MOVQ  R13, SI
-	SHRQ  $0x20, R13
-	SHLQ  $0x24, R13
-	SHLQ  $0x24, SI
-	SHRQ  $0x1c, SI
-	ORQ   SI, R13
-	MOVQ  e+0(FP), AX
-	CMPB  2(AX), $0x00
-	JE    decodeRaw_store
-	MOVQ  BX, CX
-	SHLQ  $0x03, CX
-	MOVQ  R13, SI
-	SHLQ  CL, SI
-	TESTQ SI, SI
-	JNZ   decodeRaw_go
+	MOVQ   $0x4e004e004e004e00, SI
+	SHRQ   CL, SI
+	SHLQ   CL, SI
+	SUBQ   SI, R12
+	TESTQ  R8, R12
+	JNZ    decodeRaw_go
+	MOVQ   R12, SI
+	SHRQ   $0x02, SI
+	ANDQ   R9, SI
+	LEAQ   (SI)(SI*2), SI
+	SUBQ   SI, R12
+	MOVL   R12, SI
+	IMUL3Q $0x000000f0, SI, SI
+	SHLQ   $0x04, R12
+	ADDQ   SI, R12
+	MOVQ   e+0(FP), AX
+	CMPB   2(AX), $0x00
+	JE     decodeRaw_store
+	MOVQ   BX, CX
+	SHLQ   $0x03, CX
+	MOVQ   R12, SI
+	SHLQ   CL, SI
+	TESTQ  SI, SI
+	JNZ    decodeRaw_go
 
 decodeRaw_store:
-	BSWAPQ R13
-	LEAQ   (DX)(DX*2), R15
-	LEAQ   (DX)(R15*2), R15
-	LEAQ   8(R15), SI
-	CMPQ   SI, R8
+	BSWAPQ R12
+	LEAQ   (DX)(DX*2), R14
+	LEAQ   (DX)(R14*2), R14
+	LEAQ   8(R14), SI
+	CMPQ   SI, R11
 	JA     decodeRaw_exact
-	MOVQ   R13, (R9)(R15*1)
+	MOVQ   R12, (R10)(R14*1)
 	JMP    decodeRaw_return
 
 decodeRaw_exact:
-	ADDQ  R9, R15
+	ADDQ  R10, R14
 	TESTQ $0x00000004, BX
 	JZ    decodeRaw_exact2
-	MOVL  R13, (R15)
-	SHRQ  $0x20, R13
-	ADDQ  $0x04, R15
+	MOVL  R12, (R14)
+	SHRQ  $0x20, R12
+	ADDQ  $0x04, R14
 
 decodeRaw_exact2:
 	TESTQ $0x00000002, BX
 	JZ    decodeRaw_exact1
-	MOVW  R13, (R15)
-	SHRQ  $0x10, R13
-	ADDQ  $0x02, R15
+	MOVW  R12, (R14)
+	SHRQ  $0x10, R12
+	ADDQ  $0x02, R14
 
 decodeRaw_exact1:
 	TESTQ $0x00000001, BX
 	JZ    decodeRaw_return
-	MOVB  R13, (R15)
+	MOVB  R12, (R14)
 
 decodeRaw_return:
 	XORL AX, AX
 	MOVQ AX, err_itable+64(FP)
 	MOVQ AX, err_data+72(FP)
 	RET
+
+decodeRaw_tiny:
+	CMPB    -2(DI)(AX*1), $0x3d
+	JNE     decodeRaw_shape
+	MOVBQZX -1(DI)(AX*1), BX
+	LEAQ    4(BX), SI
+	SUBQ    AX, SI
+	CMPQ    SI, $0x01
+	JA      decodeRaw_go
+	LEAQ    -1(BX), SI
+	CMPQ    SI, $0x06
+	JAE     decodeRaw_go
+	MOVQ    dst_len+16(FP), R11
+	CMPQ    R11, BX
+	JB      decodeRaw_go
+	MOVQ    BX, n+56(FP)
+	MOVQ    dst_base+8(FP), R10
+	MOVQ    $0xc000c000c000c000, R8
+	MOVQ    $0x0fffc0000fffc000, R9
+	XORL    DX, DX
+	CMPQ    AX, $0x08
+	JB      decodeRaw_tiny4
+	MOVQ    (DI), R12
+	BSWAPQ  R12
+	JMP     decodeRaw_tinyshift
+
+decodeRaw_tiny4:
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
+
+decodeRaw_tinyshift:
+	MOVQ AX, CX
+	SHLQ $0x03, CX
+	NEGQ CX
+	ADDQ $0x50, CX
+	SHRQ CL, R12
+	SHLQ CL, R12
+	JMP  decodeRaw_units
 
 decodeRaw_go:
 	JMP ·decodeRawGo(SB)

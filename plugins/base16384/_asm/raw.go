@@ -415,35 +415,36 @@ func encodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
 }
 
 // decodeConsts are the constants that the words of decodeRaw take from
-// registers: -UnitBase, BadBits and the masks of fieldsWord.
-type decodeConsts struct{ bias, bad, lo14, hi14 reg.GPVirtual }
+// registers: -UnitBase, BadBits and the mask of fieldsWord.
+type decodeConsts struct{ bias, bad, hi14 reg.GPVirtual }
 
-func newDecodeConsts() decodeConsts {
-	c := decodeConsts{GP64(), GP64(), GP64(), GP64()}
-	MOVQ(U64(-0x4E004E004E004E00&0xFFFFFFFFFFFFFFFF), c.bias)
+func newDecodeConsts() decodeConsts { return decodeConsts{GP64(), GP64(), GP64()} }
+
+// load emits the loads of the constants into their registers, bias
+// (which only the groups use) when groups is set.
+func (c decodeConsts) load(groups bool) {
+	if groups {
+		MOVQ(U64(-0x4E004E004E004E00&0xFFFFFFFFFFFFFFFF), c.bias)
+	}
 	MOVQ(U64(0xC000C000C000C000), c.bad)
-	MOVQ(U64(0x00003FFF00003FFF), c.lo14)
 	MOVQ(U64(0x0FFFC0000FFFC000), c.hi14)
-	return c
 }
 
 // fieldsWord emits Fields of the generic kernel: w, a group's units less
 // UnitBase, becomes the group's 7 bytes at the top (the low byte zero). t
 // is scratch.
 func fieldsWord(w, t reg.GPVirtual, c decodeConsts) {
+	// Each 32-bit half, a<<16 | b, becomes a<<14 | b: minus 3 a<<14.
 	MOVQ(w, t)
-	ANDQ(c.lo14, w)
 	SHRQ(U8(2), t)
 	ANDQ(c.hi14, t)
-	ORQ(t, w)
-	// w<<4 & 0xFFFFFFF000000000 | w<<8 & 0x0000000FFFFFFF00, as
-	// w>>32<<36 | w<<36>>28
-	MOVQ(w, t)
-	SHRQ(U8(32), w)
-	SHLQ(U8(36), w)
-	SHLQ(U8(36), t)
-	SHRQ(U8(28), t)
-	ORQ(t, w)
+	LEAQ(Mem{Base: t, Index: t, Scale: 2}, t)
+	SUBQ(t, w)
+	// Then w, h<<32 | l, becomes h<<36 | l<<8: w<<4 + 240 l.
+	MOVL(w.As32(), t.As32())
+	IMUL3Q(U32(240), t, t)
+	SHLQ(U8(4), w)
+	ADDQ(t, w)
 }
 
 // decodeRaw emits decodeRaw or decodeStd. With a checksum everything goes
@@ -470,11 +471,15 @@ func decodeRaw(f rawFunc) {
 	}
 	src := GP64()
 	Load(Param("src").Base(), src)
+	c, dst, dlen, w := newDecodeConsts(), GP64(), GP64(), GP64()
+	CMPQ(n, U8(10))
+	JBE(f.ref("tiny"))
 
 	// The shape: g groups, then r bytes in k units and the marker. With a
 	// marker, 2k = n - 2 - 8g fixes k by n alone, so that the tail's loads
 	// and shifts need not wait for the marker: 2k = ((n-4)&6) + 2 and
 	// g = (n-4)>>3; r must then be 2k-1 or 2k (1..6).
+	Label(f.label("shape"))
 	XORL(r.As32(), r.As32())
 	MOVQ(n, g)
 	CMPB(Mem{Base: src, Index: n, Scale: 1, Disp: -2}, U8(0x3D))
@@ -501,16 +506,14 @@ func decodeRaw(f rawFunc) {
 	LEAQ(Mem{Base: g, Index: g, Scale: 2}, size)
 	LEAQ(Mem{Base: g, Index: size, Scale: 2}, size) // 7g
 	ADDQ(r, size)
-	dlen := GP64()
 	Load(Param("dst").Len(), dlen)
 	CMPQ(dlen, size)
 	JB(fallback)
 	// The result now: the Go code sets it again when jumped to.
 	Store(size, ReturnIndex(0))
 
-	dst := GP64()
 	Load(Param("dst").Base(), dst)
-	c := newDecodeConsts()
+	c.load(true)
 	i := GP64()
 	XORL(i.As32(), i.As32())
 	TESTQ(g, g)
@@ -527,7 +530,7 @@ func decodeRaw(f rawFunc) {
 
 	// A group at a time, stored as 8 bytes where they fit in dst.
 	Label(f.label("words"))
-	w, o := GP64(), GP64()
+	o := GP64()
 	Label(f.label("word"))
 	CMPQ(i, g)
 	JAE(f.ref("tail"))
@@ -638,6 +641,50 @@ func decodeRaw(f rawFunc) {
 
 	Label(f.label("return"))
 	returnNil()
+
+	// A tail alone, 1 to 6 bytes in n = 4 to 10 (the shortest messages;
+	// without a marker, n = 8 is a group, which the code above decodes):
+	// n = 2k + 2 fixes the k units, and r must be 2k-2 or 2k-1 (n-4 or n-3)
+	// and 1..6. The units are loaded at the top of w, zeros below, and the
+	// tail's code decodes them.
+	Label(f.label("tiny"))
+	CMPB(Mem{Base: src, Index: n, Scale: 1, Disp: -2}, U8(0x3D))
+	JNE(f.ref("shape")) // a whole group, n = 8, or invalid
+	MOVBQZX(Mem{Base: src, Index: n, Scale: 1, Disp: -1}, r)
+	LEAQ(Mem{Base: r, Disp: 4}, t)
+	SUBQ(n, t)
+	CMPQ(t, U8(1))
+	JA(fallback)
+	LEAQ(Mem{Base: r, Disp: -1}, t)
+	CMPQ(t, U8(6))
+	JAE(fallback)
+	Load(Param("dst").Len(), dlen)
+	CMPQ(dlen, r)
+	JB(fallback)
+	Store(r, ReturnIndex(0))
+	Load(Param("dst").Base(), dst)
+	c.load(false)
+	XORL(g.As32(), g.As32())
+	// 8 bytes from n = 8, 4 below: the shifts cut off the marker and, for
+	// n = 4, the byte after it.
+	CMPQ(n, U8(8))
+	JB(f.ref("tiny4"))
+	MOVQ(Mem{Base: src}, w)
+	BSWAPQ(w)
+	JMP(f.ref("tinyshift"))
+	Label(f.label("tiny4"))
+	MOVL(Mem{Base: src}, w.As32())
+	BSWAPL(w.As32())
+	SHLQ(U8(32), w)
+	Label(f.label("tinyshift"))
+	// s = 64 - 16k = 80 - 8n, in CL.
+	MOVQ(n, reg.RCX)
+	SHLQ(U8(3), reg.RCX)
+	NEGQ(reg.RCX)
+	ADDQ(U8(80), reg.RCX)
+	SHRQ(reg.CL, w)
+	SHLQ(reg.CL, w)
+	JMP(f.ref("units"))
 
 	Label(f.label("go"))
 	tailJump("·" + f.fallback)
