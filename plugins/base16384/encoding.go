@@ -2,7 +2,6 @@ package base16384
 
 import (
 	"errors"
-	"slices"
 	"sync"
 
 	"github.com/b14fs/b14fs/core"
@@ -171,15 +170,7 @@ func (e *Encoding) Encode(dst, src []byte) int {
 
 // AppendEncode appends the encoding of src to dst and returns the extended
 // buffer.
-func (e *Encoding) AppendEncode(dst, src []byte) []byte {
-	n := EncodeLen(len(src)) // inlined for the raw form, StdEncoding's
-	if !e.cfg.plain() {
-		n = e.EncodedLen(len(src))
-	}
-	dst = slices.Grow(dst, n)
-	encodeRaw(e, dst[len(dst):len(dst)+n], src)
-	return dst[:len(dst)+n]
-}
+func (e *Encoding) AppendEncode(dst, src []byte) []byte { return appendEncode(e, dst, src) }
 
 // EncodeToString returns the encoding of src as a string.
 func (e *Encoding) EncodeToString(src []byte) string {
@@ -201,21 +192,7 @@ func (e *Encoding) Decode(dst, src []byte) (int, error) {
 // buffer. For invalid input it returns dst unchanged in length and a
 // *core.DataError naming the byte offset of the first bad unit.
 func (e *Encoding) AppendDecode(dst, src []byte) ([]byte, error) {
-	if cap(dst)-len(dst) < decodeRoom(src) {
-		// Grow by what the decoding needs, not by the bound.
-		n, err := e.DecodedLen(src)
-		if err != nil {
-			return dst, e.firstError(src, err)
-		}
-		dst = slices.Grow(dst, n)
-	}
-	// Decode into all the room: the bytes past the decoding that the
-	// fast path writes are free.
-	n, err := decodeRaw(e, dst[len(dst):cap(dst)], src)
-	if err != nil {
-		return dst, err
-	}
-	return dst[:len(dst)+n], nil
+	return appendDecode(e, dst, src)
 }
 
 // DecodeString returns the decoding of the encoded text s.

@@ -3,6 +3,7 @@ package base16384
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 )
@@ -49,6 +50,36 @@ func encodeRawGo(e *Encoding, dst, src []byte) (int, error) { return e.encodeTo(
 
 // decodeRawGo is decodeRaw in Go: e.decodeTo.
 func decodeRawGo(e *Encoding, dst, src []byte) (int, error) { return e.decodeTo(dst, src) }
+
+// appendEncodeGo is appendEncode in Go: AppendEncode.
+func appendEncodeGo(e *Encoding, dst, src []byte) []byte {
+	n := EncodeLen(len(src)) // inlined for the raw form, StdEncoding's
+	if !e.cfg.plain() {
+		n = e.EncodedLen(len(src))
+	}
+	dst = slices.Grow(dst, n)
+	encodeRaw(e, dst[len(dst):len(dst)+n], src)
+	return dst[:len(dst)+n]
+}
+
+// appendDecodeGo is appendDecode in Go: AppendDecode.
+func appendDecodeGo(e *Encoding, dst, src []byte) ([]byte, error) {
+	if cap(dst)-len(dst) < decodeRoom(src) {
+		// Grow by what the decoding needs, not by the bound.
+		n, err := e.DecodedLen(src)
+		if err != nil {
+			return dst, e.firstError(src, err)
+		}
+		dst = slices.Grow(dst, n)
+	}
+	// Decode into all the room: the bytes past the decoding that the
+	// fast path writes are free.
+	n, err := decodeRaw(e, dst[len(dst):cap(dst)], src)
+	if err != nil {
+		return dst, err
+	}
+	return dst[:len(dst)+n], nil
+}
 
 // encodeTo writes the encoding of src to dst and returns the bytes written,
 // or an error wrapping io.ErrShortBuffer when dst is shorter than

@@ -70,8 +70,20 @@ func TestFastEncode(t *testing.T) {
 			if got := StdEncoding.AppendEncode([]byte("x"), plain); string(got) != "x"+string(want) {
 				t.Fatalf("%d bytes: StdEncoding.AppendEncode differs", n)
 			}
-			if got := StdEncoding.AppendEncode(make([]byte, 3, 3+len(want)), plain); !bytes.Equal(got[3:], want) {
-				t.Fatalf("%d bytes: Encoding.AppendEncode with room differs", n)
+			for _, room := range []int{len(want), len(want) - 1, len(want) + 9} {
+				if room < 0 {
+					continue
+				}
+				// A prefix, room past it, and guard bytes past the room.
+				buf := bytes.Repeat([]byte{0xA5}, 3+room+16)
+				copy(buf, "abc")
+				got := StdEncoding.AppendEncode(buf[:3:3+room], plain)
+				if string(got[:3]) != "abc" || !bytes.Equal(got[3:], want) {
+					t.Fatalf("%d bytes, %d bytes of room: Encoding.AppendEncode differs", n, room)
+				}
+				if bytes.Count(buf[3+room:], []byte{0xA5}) != 16 {
+					t.Fatalf("%d bytes, %d bytes of room: Encoding.AppendEncode wrote past its room", n, room)
+				}
 			}
 		}
 	}
@@ -115,12 +127,26 @@ func checkFastDecode(t *testing.T, what string, cfg config, in []byte) {
 			t.Fatalf("%s, %d bytes of room: DecodeTo: %v; want %v", what, l, err, wantErr)
 		}
 	}
-	out, err := e.AppendDecode(make([]byte, 2, 2+size+20), in)
-	if err != nil {
-		out = append(out[:2], want...)
-	}
-	if !sameResult(out[2:], err, want, wantErr) {
-		t.Fatalf("%s, %+v: AppendDecode = %d bytes, %v; want %d bytes, %v", what, cfg, len(out)-2, err, len(want), wantErr)
+	for _, l := range []int{size, size - 1, room, size + 20} {
+		if l < 0 {
+			continue
+		}
+		// A prefix, l bytes of room past it, and guard bytes past the room.
+		buf := bytes.Repeat([]byte{0xA5}, 2+l+16)
+		copy(buf, "ab")
+		out, err := e.AppendDecode(buf[:2:2+l], in)
+		if string(out[:2]) != "ab" || err != nil && len(out) != 2 {
+			t.Fatalf("%s, %+v, %d bytes of room: AppendDecode changed dst to %q, %v", what, cfg, l, out, err)
+		}
+		if err != nil {
+			out = append(out[:2], want...)
+		}
+		if !sameResult(out[2:], err, want, wantErr) {
+			t.Fatalf("%s, %+v, %d bytes of room: AppendDecode = %d bytes, %v; want %d bytes, %v", what, cfg, l, len(out)-2, err, len(want), wantErr)
+		}
+		if bytes.Count(buf[2+l:], []byte{0xA5}) != 16 {
+			t.Fatalf("%s, %+v, %d bytes of room: AppendDecode wrote past its room", what, cfg, l)
+		}
 	}
 	if cfg != (config{}) {
 		return

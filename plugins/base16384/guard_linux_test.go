@@ -36,6 +36,14 @@ func TestGuardPages(t *testing.T) {
 				if m, err := encodeStdGo(dst, src); err != nil || m != len(want) || !bytes.Equal(dst, want) {
 					t.Fatalf("encodeStdGo, %d bytes, %s: %v", n, at, err)
 				}
+				clear(dst)
+				if out := StdEncoding.AppendEncode(dst[:0], src); !bytes.Equal(out, want) {
+					t.Fatalf("AppendEncode, %d bytes, %s", n, at)
+				}
+				clear(dst)
+				if out := appendEncodeGo(&std, dst[:0], src); !bytes.Equal(out, want) {
+					t.Fatalf("appendEncodeGo, %d bytes, %s", n, at)
+				}
 
 				src, dst = guardpage.Place(srcRegion, want, srcAtEnd), guardpage.Place(dstRegion, plain[:n], dstAtEnd)
 				for _, e := range []*Encoding{&std, {cfg: config{strict: true}}} {
@@ -46,6 +54,14 @@ func TestGuardPages(t *testing.T) {
 					clear(dst)
 					if m, err := decodeRawGo(e, dst, src); err != nil || m != n || !bytes.Equal(dst, plain[:n]) {
 						t.Fatalf("decodeRawGo, %d bytes, %s: %v", n, at, err)
+					}
+					clear(dst)
+					if out, err := e.AppendDecode(dst[:0], src); err != nil || !bytes.Equal(out, plain[:n]) {
+						t.Fatalf("AppendDecode, %d bytes, %s: %v", n, at, err)
+					}
+					clear(dst)
+					if out, err := appendDecodeGo(e, dst[:0], src); err != nil || !bytes.Equal(out, plain[:n]) {
+						t.Fatalf("appendDecodeGo, %d bytes, %s: %v", n, at, err)
 					}
 				}
 				clear(dst)

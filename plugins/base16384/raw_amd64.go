@@ -24,3 +24,13 @@ func encodeRaw(e *Encoding, dst, src []byte) (n int, err error)
 // decodeRaw is decodeRawGo, in raw_amd64.s: small valid inputs in the raw
 // form in one call without a frame, the rest by a jump to decodeRawGo.
 func decodeRaw(e *Encoding, dst, src []byte) (n int, err error)
+
+// appendEncode is appendEncodeGo, in raw_amd64.s: the raw form of small
+// inputs into the room past len(dst) in one call without a frame, the rest
+// by a jump to appendEncodeGo.
+func appendEncode(e *Encoding, dst, src []byte) (out []byte)
+
+// appendDecode is appendDecodeGo, in raw_amd64.s: small valid inputs in
+// the raw form into the room past len(dst) in one call without a frame,
+// the rest by a jump to appendDecodeGo.
+func appendDecode(e *Encoding, dst, src []byte) (out []byte, err error)

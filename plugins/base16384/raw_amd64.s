@@ -857,11 +857,11 @@ TEXT ·encodeStd(SB), NOSPLIT, $0-72
 	MOVBQZX 2688(R12)(AX*1), BX
 	MOVWQZX 4032(R12)(AX*2), CX
 	MOVQ    dst_len+8(FP), SI
+	MOVQ    dst_base+0(FP), R8
 	CMPQ    SI, CX
 	JB      encodeStd_go
 	MOVQ    CX, n+48(FP)
 	MOVQ    src_base+24(FP), DI
-	MOVQ    dst_base+0(FP), R8
 	MOVQ    $0x00003fff00003fff, R9
 	MOVQ    $0x3fff00003fff0000, R10
 	MOVQ    $0x4e004e004e004e00, R11
@@ -1128,11 +1128,11 @@ TEXT ·encodeRaw(SB), NOSPLIT, $0-80
 	MOVBQZX 2688(R12)(AX*1), BX
 	MOVWQZX 4032(R12)(AX*2), CX
 	MOVQ    dst_len+16(FP), SI
+	MOVQ    dst_base+8(FP), R8
 	CMPQ    SI, CX
 	JB      encodeRaw_go
 	MOVQ    CX, n+56(FP)
 	MOVQ    src_base+32(FP), DI
-	MOVQ    dst_base+8(FP), R8
 	MOVQ    $0x00003fff00003fff, R9
 	MOVQ    $0x3fff00003fff0000, R10
 	MOVQ    $0x4e004e004e004e00, R11
@@ -1360,6 +1360,257 @@ encodeRaw_return:
 encodeRaw_go:
 	JMP ·encodeRawGo(SB)
 
+// func appendEncode(e *byte, dst []byte, src []byte) (out []byte)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+TEXT ·appendEncode(SB), NOSPLIT, $0-80
+	MOVQ    e+0(FP), AX
+	TESTL   $0xff00ffff, (AX)
+	JNZ     appendEncode_go
+	MOVQ    src_len+40(FP), AX
+	CMPQ    AX, $0x00000540
+	JAE     appendEncode_go
+	LEAQ    rawEncShape<>+0(SB), R12
+	MOVBQZX (R12)(AX*1), DX
+	MOVBQZX 2688(R12)(AX*1), BX
+	MOVWQZX 4032(R12)(AX*2), CX
+	MOVQ    dst_cap+24(FP), SI
+	MOVQ    dst_len+16(FP), R8
+	SUBQ    R8, SI
+	ADDQ    dst_base+8(FP), R8
+	CMPQ    SI, CX
+	JB      appendEncode_go
+	MOVQ    dst_base+8(FP), SI
+	MOVQ    SI, out_base+56(FP)
+	MOVQ    dst_len+16(FP), SI
+	ADDQ    CX, SI
+	MOVQ    SI, out_len+64(FP)
+	MOVQ    dst_cap+24(FP), SI
+	MOVQ    SI, out_cap+72(FP)
+	MOVQ    src_base+32(FP), DI
+	MOVQ    $0x00003fff00003fff, R9
+	MOVQ    $0x3fff00003fff0000, R10
+	MOVQ    $0x4e004e004e004e00, R11
+	XORL    CX, CX
+	CMPQ    DX, $0x04
+	JB      appendEncode_words
+	CMPB    ·useAVX512+0(SB), $0x00
+	JNE     appendEncode_vector
+	CMPQ    DX, $0x10
+	JAE     appendEncode_go
+	JMP     appendEncode_words
+
+appendEncode_vector:
+	VPBROADCASTQ rawEncShift<>+0(SB), Z1
+	VPBROADCASTQ rawEncMask<>+0(SB), Z2
+	VPBROADCASTQ rawEncBase<>+0(SB), Z3
+	CMPQ         DX, $0x08
+	JB           appendEncode_y
+	VMOVDQU64    rawEncGatherZ<>+0(SB), Z0
+	LEAQ         -8(DX), SI
+
+appendEncode_z:
+	CMPQ CX, SI
+	JB   appendEncode_zstep
+	MOVQ SI, CX
+
+appendEncode_zstep:
+	IMUL3Q         $0x07, CX, R12
+	ADDQ           DI, R12
+	LEAQ           (R8)(CX*8), R13
+	VMOVDQU64      (R12), Y4
+	VINSERTI64X4   $0x01, 24(R12), Z4, Z4
+	VPERMB         Z4, Z0, Z4
+	VPMULTISHIFTQB Z4, Z1, Z4
+	VPANDQ         Z2, Z4, Z4
+	VPADDW         Z3, Z4, Z4
+	VMOVDQU64      Z4, (R13)
+	ADDQ           $0x08, CX
+	CMPQ           CX, DX
+	JB             appendEncode_z
+	VZEROUPPER
+	JMP            appendEncode_steps_done
+
+appendEncode_y:
+	VMOVDQU64      rawEncGatherY<>+0(SB), Y0
+	LEAQ           -4(DX), SI
+	MOVQ           DI, R12
+	MOVQ           R8, R13
+	VMOVDQU64      (R12), X4
+	VINSERTI32X4   $0x01, 12(R12), Y4, Y4
+	VPERMB         Y4, Y0, Y4
+	VPMULTISHIFTQB Y4, Y1, Y4
+	VPANDQ         Y2, Y4, Y4
+	VPADDW         Y3, Y4, Y4
+	VMOVDQU64      Y4, (R13)
+	IMUL3Q         $0x07, SI, R12
+	ADDQ           DI, R12
+	LEAQ           (R8)(SI*8), R13
+	VMOVDQU64      (R12), X4
+	VINSERTI32X4   $0x01, 12(R12), Y4, Y4
+	VPERMB         Y4, Y0, Y4
+	VPMULTISHIFTQB Y4, Y1, Y4
+	VPANDQ         Y2, Y4, Y4
+	VPADDW         Y3, Y4, Y4
+	VMOVDQU64      Y4, (R13)
+	VZEROUPPER
+
+appendEncode_steps_done:
+	JMP appendEncode_tail
+
+appendEncode_words:
+	MOVBQZX 1344(R12)(AX*1), R13
+	XORL    R14, R14
+
+appendEncode_word:
+	CMPQ   CX, R13
+	JAE    appendEncode_last
+	MOVQ   (DI)(R14*1), R12
+	BSWAPQ R12
+	MOVQ   R12, SI
+	SHRQ   $0x08, R12
+	ANDL   $0x0fffffff, R12
+	SHRQ   $0x24, SI
+	SHLQ   $0x20, SI
+	ORQ    SI, R12
+	MOVQ   R12, SI
+	ANDQ   R9, R12
+	SHLQ   $0x02, SI
+	ANDQ   R10, SI
+	ORQ    SI, R12
+	ADDQ   R11, R12
+	BSWAPQ R12
+	MOVQ   R12, (R8)(CX*8)
+	ADDQ   $0x07, R14
+	INCQ   CX
+	JMP    appendEncode_word
+
+appendEncode_last:
+	CMPQ   CX, DX
+	JAE    appendEncode_tail
+	CMPQ   AX, $0x08
+	JB     appendEncode_seven
+	MOVQ   -8(DI)(AX*1), R12
+	BSWAPQ R12
+	SHLQ   $0x08, R12
+	JMP    appendEncode_lastword
+
+appendEncode_seven:
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
+	MOVL   3(DI), SI
+	BSWAPL SI
+	SHLQ   $0x08, SI
+	ORQ    SI, R12
+
+appendEncode_lastword:
+	MOVQ   R12, SI
+	SHRQ   $0x08, R12
+	ANDL   $0x0fffffff, R12
+	SHRQ   $0x24, SI
+	SHLQ   $0x20, SI
+	ORQ    SI, R12
+	MOVQ   R12, SI
+	ANDQ   R9, R12
+	SHLQ   $0x02, SI
+	ANDQ   R10, SI
+	ORQ    SI, R12
+	ADDQ   R11, R12
+	BSWAPQ R12
+	MOVQ   R12, (R8)(CX*8)
+	JMP    appendEncode_return
+
+appendEncode_tail:
+	TESTQ  BX, BX
+	JZ     appendEncode_return
+	MOVQ   BX, CX
+	SHLQ   $0x03, CX
+	NEGQ   CX
+	CMPQ   AX, $0x08
+	JB     appendEncode_short
+	MOVQ   -8(DI)(AX*1), R12
+	BSWAPQ R12
+	SHLQ   CL, R12
+	JMP    appendEncode_units
+
+appendEncode_short:
+	CMPQ   BX, $0x04
+	JB     appendEncode_short2
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
+	MOVL   -4(DI)(BX*1), SI
+	BSWAPL SI
+	SHLQ   CL, SI
+	ORQ    SI, R12
+	JMP    appendEncode_units
+
+appendEncode_short2:
+	CMPQ    BX, $0x02
+	JB      appendEncode_short1
+	MOVWQZX (DI), R12
+	ROLW    $0x08, R12
+	SHLQ    $0x30, R12
+	MOVWQZX -2(DI)(BX*1), SI
+	ROLW    $0x08, SI
+	SHLQ    CL, SI
+	ORQ     SI, R12
+	JMP     appendEncode_units
+
+appendEncode_short1:
+	MOVBQZX (DI), R12
+	SHLQ    $0x38, R12
+
+appendEncode_units:
+	MOVQ   R12, SI
+	SHRQ   $0x08, R12
+	ANDL   $0x0fffffff, R12
+	SHRQ   $0x24, SI
+	SHLQ   $0x20, SI
+	ORQ    SI, R12
+	MOVQ   R12, SI
+	ANDQ   R9, R12
+	SHLQ   $0x02, SI
+	ANDQ   R10, SI
+	ORQ    SI, R12
+	ADDQ   R11, R12
+	CMPQ   BX, $0x06
+	JNE    appendEncode_k3
+	BSWAPQ R12
+	MOVQ   R12, (R8)(DX*8)
+	MOVW   $0x063d, 8(R8)(DX*8)
+	JMP    appendEncode_return
+
+appendEncode_k3:
+	LEAQ   2(BX), CX
+	ANDQ   $-2, CX
+	SHLQ   $0x03, CX
+	NEGQ   CX
+	SHRQ   CL, R12
+	SHLQ   $0x10, R12
+	LEAQ   15616(BX), SI
+	ORQ    SI, R12
+	SUBQ   $0x10, CX
+	SHLQ   CL, R12
+	BSWAPQ R12
+	CMPQ   BX, $0x04
+	JB     appendEncode_k2
+	MOVQ   R12, (R8)(DX*8)
+	JMP    appendEncode_return
+
+appendEncode_k2:
+	MOVL R12, (R8)(DX*8)
+	CMPQ BX, $0x02
+	JB   appendEncode_return
+	SHRQ $0x20, R12
+	MOVW R12, 4(R8)(DX*8)
+
+appendEncode_return:
+	RET
+
+appendEncode_go:
+	JMP ·appendEncodeGo(SB)
+
 // func decodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
 TEXT ·decodeStd(SB), NOSPLIT, $0-72
@@ -1402,10 +1653,10 @@ decodeStd_shaped:
 	LEAQ         (DX)(CX*2), CX
 	ADDQ         BX, CX
 	MOVQ         dst_len+8(FP), R11
+	MOVQ         dst_base+0(FP), R10
 	CMPQ         R11, CX
 	JB           decodeStd_go
 	MOVQ         CX, n+48(FP)
-	MOVQ         dst_base+0(FP), R10
 	MOVQ         $0xb1ffb1ffb1ffb200, CX
 	MOVQ         $0xc000c000c000c000, R8
 	MOVQ         $0x0fffc0000fffc000, R9
@@ -1621,10 +1872,10 @@ decodeStd_tiny:
 	CMPQ    SI, $0x06
 	JAE     decodeStd_go
 	MOVQ    dst_len+8(FP), R11
+	MOVQ    dst_base+0(FP), R10
 	CMPQ    R11, BX
 	JB      decodeStd_go
 	MOVQ    BX, n+48(FP)
-	MOVQ    dst_base+0(FP), R10
 	MOVQ    $0xc000c000c000c000, R8
 	MOVQ    $0x0fffc0000fffc000, R9
 	XORL    DX, DX
@@ -1725,10 +1976,10 @@ decodeRaw_shaped:
 	LEAQ         (DX)(CX*2), CX
 	ADDQ         BX, CX
 	MOVQ         dst_len+16(FP), R11
+	MOVQ         dst_base+8(FP), R10
 	CMPQ         R11, CX
 	JB           decodeRaw_go
 	MOVQ         CX, n+56(FP)
-	MOVQ         dst_base+8(FP), R10
 	MOVQ         $0xb1ffb1ffb1ffb200, CX
 	MOVQ         $0xc000c000c000c000, R8
 	MOVQ         $0x0fffc0000fffc000, R9
@@ -1955,10 +2206,10 @@ decodeRaw_tiny:
 	CMPQ    SI, $0x06
 	JAE     decodeRaw_go
 	MOVQ    dst_len+16(FP), R11
+	MOVQ    dst_base+8(FP), R10
 	CMPQ    R11, BX
 	JB      decodeRaw_go
 	MOVQ    BX, n+56(FP)
-	MOVQ    dst_base+8(FP), R10
 	MOVQ    $0xc000c000c000c000, R8
 	MOVQ    $0x0fffc0000fffc000, R9
 	XORL    DX, DX
@@ -1988,3 +2239,328 @@ decodeRaw_go:
 decodeRaw_vgo:
 	VZEROUPPER
 	JMP ·decodeRawGo(SB)
+
+// func appendDecode(e *byte, dst []byte, src []byte) (out []byte, err_itable uintptr, err_data uintptr)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+TEXT ·appendDecode(SB), NOSPLIT, $0-96
+	MOVQ  src_len+40(FP), AX
+	LEAQ  -4(AX), SI
+	CMPQ  SI, $0x000005fc
+	JAE   appendDecode_go
+	TESTQ $0x00000001, AX
+	JNZ   appendDecode_go
+	MOVQ  e+0(FP), CX
+	CMPB  3(CX), $0x00
+	JNE   appendDecode_go
+	MOVQ  src_base+32(FP), DI
+	CMPQ  AX, $0x0a
+	JBE   appendDecode_tiny
+
+appendDecode_shape:
+	XORL    BX, BX
+	MOVQ    AX, DX
+	CMPB    -2(DI)(AX*1), $0x3d
+	JNE     appendDecode_whole
+	MOVBQZX -1(DI)(AX*1), BX
+	LEAQ    -1(BX), SI
+	CMPQ    SI, $0x06
+	JAE     appendDecode_go
+	LEAQ    2(BX), SI
+	ANDQ    $-2, SI
+	SUBQ    SI, DX
+	SUBQ    $0x02, DX
+	ANDQ    $0x06, DX
+	JNZ     appendDecode_go
+	LEAQ    -4(AX), DX
+	SHRQ    $0x03, DX
+	JMP     appendDecode_shaped
+
+appendDecode_whole:
+	TESTQ $0x00000007, DX
+	JNZ   appendDecode_go
+	SHRQ  $0x03, DX
+
+appendDecode_shaped:
+	LEAQ         (DX)(DX*2), CX
+	LEAQ         (DX)(CX*2), CX
+	ADDQ         BX, CX
+	MOVQ         dst_cap+24(FP), R11
+	MOVQ         dst_len+16(FP), R10
+	SUBQ         R10, R11
+	ADDQ         dst_base+8(FP), R10
+	CMPQ         R11, CX
+	JB           appendDecode_go
+	MOVQ         dst_base+8(FP), SI
+	MOVQ         SI, out_base+56(FP)
+	MOVQ         dst_len+16(FP), SI
+	ADDQ         CX, SI
+	MOVQ         SI, out_len+64(FP)
+	MOVQ         dst_cap+24(FP), SI
+	MOVQ         SI, out_cap+72(FP)
+	MOVQ         $0xb1ffb1ffb1ffb200, CX
+	MOVQ         $0xc000c000c000c000, R8
+	MOVQ         $0x0fffc0000fffc000, R9
+	XORL         R13, R13
+	TESTQ        DX, DX
+	JZ           appendDecode_tail
+	CMPB         ·useAVX512+0(SB), $0x00
+	JE           appendDecode_scalar
+	CMPQ         DX, $0x04
+	JB           appendDecode_words
+	VPBROADCASTQ rawDecBias<>+0(SB), Z0
+	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
+	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
+	VPBROADCASTQ rawDecSelect<>+0(SB), Z3
+	VMOVDQU64    rawDecPack<>+0(SB), Z4
+	VPBROADCASTQ rawDecTest<>+0(SB), Z5
+	CMPQ         DX, $0x08
+	JB           appendDecode_y
+	LEAQ         -8(DX), CX
+
+appendDecode_z:
+	CMPQ R13, CX
+	JB   appendDecode_zstep
+	MOVQ CX, R13
+
+appendDecode_zstep:
+	LEAQ           (DI)(R13*8), SI
+	IMUL3Q         $0x07, R13, R12
+	ADDQ           R10, R12
+	VPADDB         (SI), Z0, Z6
+	VPTESTMB       Z5, Z6, K1
+	KORTESTQ       K1, K1
+	JNZ            appendDecode_vgo
+	VPMULTISHIFTQB Z6, Z2, Z7
+	VPMULTISHIFTQB Z6, Z1, Z6
+	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
+	VPERMB         Z6, Z4, Z6
+	VALIGNQ        $0x03, Z6, Z6, Z7
+	VMOVDQU64      Y6, (R12)
+	VMOVDQU64      Y7, 24(R12)
+	ADDQ           $0x08, R13
+	CMPQ           R13, DX
+	JB             appendDecode_z
+	VZEROUPPER
+	JMP            appendDecode_steps_done
+
+appendDecode_y:
+	LEAQ           -4(DX), CX
+	MOVQ           DI, SI
+	MOVQ           R10, R12
+	VPADDB         (SI), Y0, Y6
+	VPTESTMB       Y5, Y6, K1
+	KORTESTD       K1, K1
+	JNZ            appendDecode_vgo
+	VPMULTISHIFTQB Y6, Y2, Y7
+	VPMULTISHIFTQB Y6, Y1, Y6
+	VPTERNLOGQ     $0xe4, Y3, Y7, Y6
+	VPERMB         Y6, Y4, Y6
+	VALIGND        $0x03, Y6, Y6, Y7
+	VMOVDQU64      X6, (R12)
+	VMOVDQU64      X7, 12(R12)
+	LEAQ           (DI)(CX*8), SI
+	IMUL3Q         $0x07, CX, R12
+	ADDQ           R10, R12
+	VPADDB         (SI), Y0, Y0
+	VPTESTMB       Y5, Y0, K1
+	KORTESTD       K1, K1
+	JNZ            appendDecode_vgo
+	VPMULTISHIFTQB Y0, Y2, Y2
+	VPMULTISHIFTQB Y0, Y1, Y0
+	VPTERNLOGQ     $0xe4, Y3, Y2, Y0
+	VPERMB         Y0, Y4, Y0
+	VALIGND        $0x03, Y0, Y0, Y1
+	VMOVDQU64      X0, (R12)
+	VMOVDQU64      X1, 12(R12)
+	VZEROUPPER
+
+appendDecode_steps_done:
+	JMP appendDecode_tail
+
+appendDecode_scalar:
+	CMPQ DX, $0x10
+	JAE  appendDecode_go
+
+appendDecode_words:
+appendDecode_word:
+	CMPQ   R13, DX
+	JAE    appendDecode_tail
+	MOVQ   (DI)(R13*8), R12
+	BSWAPQ R12
+	ADDQ   CX, R12
+	TESTQ  R8, R12
+	JNZ    appendDecode_go
+	MOVQ   R12, SI
+	SHRQ   $0x02, SI
+	ANDQ   R9, SI
+	LEAQ   (SI)(SI*2), SI
+	SUBQ   SI, R12
+	MOVL   R12, SI
+	IMUL3Q $0x000000f0, SI, SI
+	SHLQ   $0x04, R12
+	ADDQ   SI, R12
+	BSWAPQ R12
+	IMUL3Q $0x07, R13, R14
+	INCQ   R13
+	LEAQ   8(R14), SI
+	CMPQ   SI, R11
+	JA     appendDecode_seven
+	MOVQ   R12, (R10)(R14*1)
+	JMP    appendDecode_word
+
+appendDecode_seven:
+	MOVL R12, (R10)(R14*1)
+	SHRQ $0x20, R12
+	MOVW R12, 4(R10)(R14*1)
+	SHRQ $0x10, R12
+	MOVB R12, 6(R10)(R14*1)
+	JMP  appendDecode_word
+
+appendDecode_tail:
+	TESTQ  BX, BX
+	JZ     appendDecode_return
+	LEAQ   -4(AX), CX
+	ANDQ   $0x06, CX
+	ADDQ   $0x02, CX
+	SHLQ   $0x03, CX
+	NEGQ   CX
+	CMPQ   AX, $0x0a
+	JB     appendDecode_short
+	MOVQ   -10(DI)(AX*1), R12
+	BSWAPQ R12
+	SHLQ   CL, R12
+	JMP    appendDecode_units
+
+appendDecode_short:
+	CMPQ   AX, $0x08
+	JB     appendDecode_short6
+	MOVQ   (DI), R12
+	BSWAPQ R12
+	SHRQ   $0x10, R12
+	SHLQ   $0x10, R12
+	JMP    appendDecode_units
+
+appendDecode_short6:
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
+	CMPQ   AX, $0x06
+	JE     appendDecode_units
+	SHRQ   $0x30, R12
+	SHLQ   $0x30, R12
+
+appendDecode_units:
+	MOVQ   $0x4e004e004e004e00, SI
+	SHRQ   CL, SI
+	SHLQ   CL, SI
+	SUBQ   SI, R12
+	TESTQ  R8, R12
+	JNZ    appendDecode_go
+	MOVQ   R12, SI
+	SHRQ   $0x02, SI
+	ANDQ   R9, SI
+	LEAQ   (SI)(SI*2), SI
+	SUBQ   SI, R12
+	MOVL   R12, SI
+	IMUL3Q $0x000000f0, SI, SI
+	SHLQ   $0x04, R12
+	ADDQ   SI, R12
+	MOVQ   e+0(FP), AX
+	CMPB   2(AX), $0x00
+	JE     appendDecode_store
+	MOVQ   BX, CX
+	SHLQ   $0x03, CX
+	MOVQ   R12, SI
+	SHLQ   CL, SI
+	TESTQ  SI, SI
+	JNZ    appendDecode_go
+
+appendDecode_store:
+	BSWAPQ R12
+	LEAQ   (DX)(DX*2), R14
+	LEAQ   (DX)(R14*2), R14
+	LEAQ   8(R14), SI
+	CMPQ   SI, R11
+	JA     appendDecode_exact
+	MOVQ   R12, (R10)(R14*1)
+	JMP    appendDecode_return
+
+appendDecode_exact:
+	ADDQ  R10, R14
+	TESTQ $0x00000004, BX
+	JZ    appendDecode_exact2
+	MOVL  R12, (R14)
+	SHRQ  $0x20, R12
+	ADDQ  $0x04, R14
+
+appendDecode_exact2:
+	TESTQ $0x00000002, BX
+	JZ    appendDecode_exact1
+	MOVW  R12, (R14)
+	SHRQ  $0x10, R12
+	ADDQ  $0x02, R14
+
+appendDecode_exact1:
+	TESTQ $0x00000001, BX
+	JZ    appendDecode_return
+	MOVB  R12, (R14)
+
+appendDecode_return:
+	XORL AX, AX
+	MOVQ AX, err_itable+80(FP)
+	MOVQ AX, err_data+88(FP)
+	RET
+
+appendDecode_tiny:
+	CMPB    -2(DI)(AX*1), $0x3d
+	JNE     appendDecode_shape
+	MOVBQZX -1(DI)(AX*1), BX
+	LEAQ    4(BX), SI
+	SUBQ    AX, SI
+	CMPQ    SI, $0x01
+	JA      appendDecode_go
+	LEAQ    -1(BX), SI
+	CMPQ    SI, $0x06
+	JAE     appendDecode_go
+	MOVQ    dst_cap+24(FP), R11
+	MOVQ    dst_len+16(FP), R10
+	SUBQ    R10, R11
+	ADDQ    dst_base+8(FP), R10
+	CMPQ    R11, BX
+	JB      appendDecode_go
+	MOVQ    dst_base+8(FP), SI
+	MOVQ    SI, out_base+56(FP)
+	MOVQ    dst_len+16(FP), SI
+	ADDQ    BX, SI
+	MOVQ    SI, out_len+64(FP)
+	MOVQ    dst_cap+24(FP), SI
+	MOVQ    SI, out_cap+72(FP)
+	MOVQ    $0xc000c000c000c000, R8
+	MOVQ    $0x0fffc0000fffc000, R9
+	XORL    DX, DX
+	CMPQ    AX, $0x08
+	JB      appendDecode_tiny4
+	MOVQ    (DI), R12
+	BSWAPQ  R12
+	JMP     appendDecode_tinyshift
+
+appendDecode_tiny4:
+	MOVL   (DI), R12
+	BSWAPL R12
+	SHLQ   $0x20, R12
+
+appendDecode_tinyshift:
+	MOVQ AX, CX
+	SHLQ $0x03, CX
+	NEGQ CX
+	ADDQ $0x50, CX
+	SHRQ CL, R12
+	SHLQ CL, R12
+	JMP  appendDecode_units
+
+appendDecode_go:
+	JMP ·appendDecodeGo(SB)
+
+appendDecode_vgo:
+	VZEROUPPER
+	JMP ·appendDecodeGo(SB)

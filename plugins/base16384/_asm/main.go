@@ -19,10 +19,12 @@ func main() {
 	ConstraintExpr("!purego,gc")
 	if *raw {
 		shape := encodeShape()
-		encodeRaw(rawFunc{"encodeStd", "encodeStdGo", true}, shape)
-		encodeRaw(rawFunc{"encodeRaw", "encodeRawGo", false}, shape)
-		decodeRaw(rawFunc{"decodeStd", "decodeStdGo", true})
-		decodeRaw(rawFunc{"decodeRaw", "decodeRawGo", false})
+		encodeRaw(rawFunc{name: "encodeStd", fallback: "encodeStdGo", std: true}, shape)
+		encodeRaw(rawFunc{name: "encodeRaw", fallback: "encodeRawGo"}, shape)
+		encodeRaw(rawFunc{name: "appendEncode", fallback: "appendEncodeGo", append: true}, shape)
+		decodeRaw(rawFunc{name: "decodeStd", fallback: "decodeStdGo", std: true})
+		decodeRaw(rawFunc{name: "decodeRaw", fallback: "decodeRawGo"})
+		decodeRaw(rawFunc{name: "appendDecode", fallback: "appendDecodeGo", append: true})
 	} else {
 		encodeAVX2()
 		decodeAVX2()

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"strings"
+
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -108,23 +111,90 @@ func newEncodeConsts() encodeConsts {
 	return c
 }
 
-// A rawFunc is one of the two forms of a whole-buffer function: the
-// method form (encodeRaw, decodeRaw), whose Go declaration is rawSignature,
-// and the form for StdEncoding (encodeStd, decodeStd), without e, which
-// saves the package functions an argument and a test.
+// A rawFunc is one of the three forms of a whole-buffer function: the
+// method form (encodeRaw, decodeRaw), whose Go declaration is rawSignature;
+// the form for StdEncoding (encodeStd, decodeStd), without e, which saves
+// the package functions an argument and a test; and the append form
+// (appendEncode, appendDecode), a method form that writes to the room past
+// the length of dst and returns dst extended (appendSignature, and
+// appendEncodeSignature without an error), which saves AppendEncode and
+// AppendDecode a call in Go.
 type rawFunc struct {
 	name, fallback string
-	std            bool
+	std, append    bool
 }
+
+// The signatures of the append forms.
+const (
+	appendSignature       = "func(e *byte, dst, src []byte) (out []byte, err_itable uintptr, err_data uintptr)"
+	appendEncodeSignature = "func(e *byte, dst, src []byte) (out []byte)"
+)
 
 // text declares f.
 func (f rawFunc) text(doc ...string) {
 	sig := rawSignature
-	if f.std {
+	switch {
+	case f.std:
 		sig = stdSignature
+	case f.append && f.encodes():
+		sig = appendEncodeSignature
+	case f.append:
+		sig = appendSignature
 	}
 	TEXT(f.name, NOSPLIT, sig)
 	Doc(doc...)
+}
+
+// encodes reports whether f encodes.
+func (f rawFunc) encodes() bool { return strings.Contains(strings.ToLower(f.name), "encode") }
+
+// loadDst emits the loads of the output's start, into dst, and its room,
+// into room: dst itself, or the room past its length in the append form.
+func (f rawFunc) loadDst(dst, room reg.GPVirtual) {
+	if f.append {
+		Load(Param("dst").Cap(), room)
+		Load(Param("dst").Len(), dst)
+		SUBQ(dst, room)
+		ADDQ(addr(Param("dst").Base()), dst)
+		return
+	}
+	Load(Param("dst").Len(), room)
+	Load(Param("dst").Base(), dst)
+}
+
+// addr returns the address of the argument or result c.
+func addr(c gotypes.Component) Mem {
+	b, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
+// storeSize emits the store of the result for an output of size bytes:
+// the count, or dst extended by size in the append form. t is scratch.
+func (f rawFunc) storeSize(size, t reg.GPVirtual) {
+	if !f.append {
+		Store(size, ReturnIndex(0))
+		return
+	}
+	out := ReturnIndex(0)
+	Load(Param("dst").Base(), t)
+	Store(t, out.Base())
+	Load(Param("dst").Len(), t)
+	ADDQ(size, t)
+	Store(t, out.Len())
+	Load(Param("dst").Cap(), t)
+	Store(t, out.Cap())
+}
+
+// returnOK emits the return of success, the result stored before.
+func (f rawFunc) returnOK() {
+	if f.append && f.encodes() {
+		RET()
+		return
+	}
+	returnNil()
 }
 
 // label returns the label name of f.
@@ -192,15 +262,14 @@ func encodeRaw(f rawFunc, shape Mem) {
 	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1}, g)
 	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1, Disp: encTail}, r)
 	MOVWQZX(Mem{Base: tab, Index: n, Scale: 2, Disp: encSize}, size)
-	Load(Param("dst").Len(), t)
+	src, dst := GP64(), GP64()
+	f.loadDst(dst, t)
 	CMPQ(t, size)
 	JB(fallback)
 	// The result now: the Go code sets it again when jumped to.
-	Store(size, ReturnIndex(0))
+	f.storeSize(size, t)
 
-	src, dst := GP64(), GP64()
 	Load(Param("src").Base(), src)
-	Load(Param("dst").Base(), dst)
 	c := newEncodeConsts()
 	x, i := GP64(), GP64()
 
@@ -334,7 +403,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	MOVW(x.As16(), out.Offset(4)) // k = 2: 6 bytes
 
 	Label(f.label("return"))
-	returnNil()
+	f.returnOK()
 
 	Label(f.label("go"))
 	tailJump("·" + f.fallback)
@@ -506,13 +575,12 @@ func decodeRaw(f rawFunc) {
 	LEAQ(Mem{Base: g, Index: g, Scale: 2}, size)
 	LEAQ(Mem{Base: g, Index: size, Scale: 2}, size) // 7g
 	ADDQ(r, size)
-	Load(Param("dst").Len(), dlen)
+	f.loadDst(dst, dlen)
 	CMPQ(dlen, size)
 	JB(fallback)
 	// The result now: the Go code sets it again when jumped to.
-	Store(size, ReturnIndex(0))
+	f.storeSize(size, t)
 
-	Load(Param("dst").Base(), dst)
 	c.load(true)
 	i := GP64()
 	XORL(i.As32(), i.As32())
@@ -640,7 +708,7 @@ func decodeRaw(f rawFunc) {
 	MOVB(w.As8(), Mem{Base: o})
 
 	Label(f.label("return"))
-	returnNil()
+	f.returnOK()
 
 	// A tail alone, 1 to 6 bytes in n = 4 to 10 (the shortest messages;
 	// without a marker, n = 8 is a group, which the code above decodes):
@@ -658,11 +726,10 @@ func decodeRaw(f rawFunc) {
 	LEAQ(Mem{Base: r, Disp: -1}, t)
 	CMPQ(t, U8(6))
 	JAE(fallback)
-	Load(Param("dst").Len(), dlen)
+	f.loadDst(dst, dlen)
 	CMPQ(dlen, r)
 	JB(fallback)
-	Store(r, ReturnIndex(0))
-	Load(Param("dst").Base(), dst)
+	f.storeSize(r, t)
 	c.load(false)
 	XORL(g.As32(), g.As32())
 	// 8 bytes from n = 8, 4 below: the shifts cut off the marker and, for
