@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/ir"
@@ -122,6 +120,7 @@ func newEncodeConsts() encodeConsts {
 type rawFunc struct {
 	name, fallback string
 	std, append    bool
+	encodes        bool // set by encodeRaw
 }
 
 // The signatures of the append forms.
@@ -136,7 +135,7 @@ func (f rawFunc) text(doc ...string) {
 	switch {
 	case f.std:
 		sig = stdSignature
-	case f.append && f.encodes():
+	case f.append && f.encodes:
 		sig = appendEncodeSignature
 	case f.append:
 		sig = appendSignature
@@ -144,9 +143,6 @@ func (f rawFunc) text(doc ...string) {
 	TEXT(f.name, NOSPLIT, sig)
 	Doc(doc...)
 }
-
-// encodes reports whether f encodes.
-func (f rawFunc) encodes() bool { return strings.Contains(strings.ToLower(f.name), "encode") }
 
 // loadDst emits the loads of the output's start, into dst, and its room,
 // into room: dst itself, or the room past its length in the append form.
@@ -190,7 +186,7 @@ func (f rawFunc) storeSize(size, t reg.GPVirtual) {
 
 // returnOK emits the return of success, the result stored before.
 func (f rawFunc) returnOK() {
-	if f.append && f.encodes() {
+	if f.append && f.encodes {
 		RET()
 		return
 	}
@@ -242,6 +238,7 @@ const (
 
 // encodeRaw emits encodeRaw or encodeStd.
 func encodeRaw(f rawFunc, shape Mem) {
+	f.encodes = true
 	f.text(f.name+" is "+f.fallback+": the raw form of small inputs here, the",
 		"rest by a jump to it.")
 	fallback := f.ref("go")
