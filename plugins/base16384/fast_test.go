@@ -111,12 +111,13 @@ func checkFastDecode(t *testing.T, what string, cfg config, in []byte) {
 			slow = make([]byte, l)
 			wantN, wantErr = e.decodeSlow(slow, in)
 		}
-		guard := bytes.Repeat([]byte{0xA5}, l+16)
+		// 32 guard bytes: as many as the widest store of the assembly.
+		guard := bytes.Repeat([]byte{0xA5}, l+32)
 		n, err := e.Decode(guard[:l], in)
 		if n != wantN || !sameResult(guard[:n], err, slow[:wantN], wantErr) {
 			t.Fatalf("%s, %+v, %d bytes of room: Decode = %d, %v; want %d, %v", what, cfg, l, n, err, wantN, wantErr)
 		}
-		if bytes.Count(guard[l:], []byte{0xA5}) != 16 {
+		if bytes.Count(guard[l:], []byte{0xA5}) != 32 {
 			t.Fatalf("%s, %+v: Decode wrote past its buffer", what, cfg)
 		}
 		if cfg != (config{}) {
@@ -126,13 +127,16 @@ func checkFastDecode(t *testing.T, what string, cfg config, in []byte) {
 		if !sameResult(guard[:wantN], err, slow[:wantN], wantErr) {
 			t.Fatalf("%s, %d bytes of room: DecodeTo: %v; want %v", what, l, err, wantErr)
 		}
+		if bytes.Count(guard[l:], []byte{0xA5}) != 32 {
+			t.Fatalf("%s: DecodeTo wrote past its buffer", what)
+		}
 	}
 	for _, l := range []int{size, size - 1, room, size + 20} {
 		if l < 0 {
 			continue
 		}
 		// A prefix, l bytes of room past it, and guard bytes past the room.
-		buf := bytes.Repeat([]byte{0xA5}, 2+l+16)
+		buf := bytes.Repeat([]byte{0xA5}, 2+l+32)
 		copy(buf, "ab")
 		out, err := e.AppendDecode(buf[:2:2+l], in)
 		if string(out[:2]) != "ab" || err != nil && len(out) != 2 {
@@ -144,7 +148,7 @@ func checkFastDecode(t *testing.T, what string, cfg config, in []byte) {
 		if !sameResult(out[2:], err, want, wantErr) {
 			t.Fatalf("%s, %+v, %d bytes of room: AppendDecode = %d bytes, %v; want %d bytes, %v", what, cfg, l, len(out)-2, err, len(want), wantErr)
 		}
-		if bytes.Count(buf[2+l:], []byte{0xA5}) != 16 {
+		if bytes.Count(buf[2+l:], []byte{0xA5}) != 32 {
 			t.Fatalf("%s, %+v, %d bytes of room: AppendDecode wrote past its room", what, cfg, l)
 		}
 	}

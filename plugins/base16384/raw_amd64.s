@@ -1612,7 +1612,7 @@ appendEncode_go:
 	JMP ·appendEncodeGo(SB)
 
 // func decodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeStd(SB), NOSPLIT, $0-72
 	MOVQ  src_len+32(FP), AX
 	LEAQ  -4(AX), SI
@@ -1649,24 +1649,58 @@ decodeStd_whole:
 	SHRQ  $0x03, DX
 
 decodeStd_shaped:
-	LEAQ         (DX)(DX*2), CX
-	LEAQ         (DX)(CX*2), CX
-	ADDQ         BX, CX
-	MOVQ         dst_len+8(FP), R11
-	MOVQ         dst_base+0(FP), R10
-	CMPQ         R11, CX
-	JB           decodeStd_go
-	MOVQ         CX, n+48(FP)
+	LEAQ           (DX)(DX*2), CX
+	LEAQ           (DX)(CX*2), CX
+	ADDQ           BX, CX
+	MOVQ           dst_len+8(FP), R11
+	MOVQ           dst_base+0(FP), R10
+	CMPQ           R11, CX
+	JB             decodeStd_go
+	MOVQ           CX, n+48(FP)
+	XORL           R13, R13
+	CMPB           ·useAVX512+0(SB), $0x00
+	JE             decodeStd_scalar
+	CMPQ           DX, $0x04
+	JAE            decodeStd_steps
+	TESTQ          BX, BX
+	JZ             decodeStd_scalar
+	MOVL           DI, SI
+	ANDL           $0x00000fff, SI
+	CMPL           SI, $0x00000fe0
+	JA             decodeStd_scalar
+	MOVL           R10, SI
+	ANDL           $0x00000fff, SI
+	CMPL           SI, $0x00000fe0
+	JA             decodeStd_scalar
+	LEAQ           -2(AX), SI
+	MOVQ           $-1, AX
+	BZHIQ          SI, AX, DX
+	KMOVD          DX, K1
+	BZHIQ          CX, AX, DX
+	KMOVD          DX, K2
+	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
+	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
+	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
+	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
+	VMOVDQU64      rawDecPack<>+0(SB), Z4
+	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
+	VMOVDQU8.Z     (DI), K1, Y6
+	VPADDB         Y0, Y6, Y6
+	VPTESTMB       Y5, Y6, K1, K1
+	KORTESTD       K1, K1
+	JNZ            decodeStd_vgo
+	VPMULTISHIFTQB Y6, Y2, Y0
+	VPMULTISHIFTQB Y6, Y1, Y6
+	VPTERNLOGQ     $0xe4, Y3, Y0, Y6
+	VPERMB         Y6, Y4, Y6
+	VMOVDQU8       Y6, K2, (R10)
+	VZEROUPPER
+	JMP            decodeStd_return
+
+decodeStd_steps:
 	MOVQ         $0xb1ffb1ffb1ffb200, CX
 	MOVQ         $0xc000c000c000c000, R8
 	MOVQ         $0x0fffc0000fffc000, R9
-	XORL         R13, R13
-	TESTQ        DX, DX
-	JZ           decodeStd_tail
-	CMPB         ·useAVX512+0(SB), $0x00
-	JE           decodeStd_scalar
-	CMPQ         DX, $0x04
-	JB           decodeStd_words
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
@@ -1740,8 +1774,10 @@ decodeStd_steps_done:
 decodeStd_scalar:
 	CMPQ DX, $0x10
 	JAE  decodeStd_go
+	MOVQ $0xb1ffb1ffb1ffb200, CX
+	MOVQ $0xc000c000c000c000, R8
+	MOVQ $0x0fffc0000fffc000, R9
 
-decodeStd_words:
 decodeStd_word:
 	CMPQ   R13, DX
 	JAE    decodeStd_tail
@@ -1932,7 +1968,7 @@ DATA rawDecTest<>+0(SB)/8, $0x00c000c000c000c0
 GLOBL rawDecTest<>(SB), RODATA|NOPTR, $8
 
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeRaw(SB), NOSPLIT, $0-80
 	MOVQ  src_len+40(FP), AX
 	LEAQ  -4(AX), SI
@@ -1972,24 +2008,61 @@ decodeRaw_whole:
 	SHRQ  $0x03, DX
 
 decodeRaw_shaped:
-	LEAQ         (DX)(DX*2), CX
-	LEAQ         (DX)(CX*2), CX
-	ADDQ         BX, CX
-	MOVQ         dst_len+16(FP), R11
-	MOVQ         dst_base+8(FP), R10
-	CMPQ         R11, CX
-	JB           decodeRaw_go
-	MOVQ         CX, n+56(FP)
+	LEAQ           (DX)(DX*2), CX
+	LEAQ           (DX)(CX*2), CX
+	ADDQ           BX, CX
+	MOVQ           dst_len+16(FP), R11
+	MOVQ           dst_base+8(FP), R10
+	CMPQ           R11, CX
+	JB             decodeRaw_go
+	MOVQ           CX, n+56(FP)
+	XORL           R13, R13
+	CMPB           ·useAVX512+0(SB), $0x00
+	JE             decodeRaw_scalar
+	CMPQ           DX, $0x04
+	JAE            decodeRaw_steps
+	TESTQ          BX, BX
+	JZ             decodeRaw_scalar
+	MOVQ           e+0(FP), SI
+	CMPB           2(SI), $0x00
+	JNE            decodeRaw_scalar
+	MOVL           DI, SI
+	ANDL           $0x00000fff, SI
+	CMPL           SI, $0x00000fe0
+	JA             decodeRaw_scalar
+	MOVL           R10, SI
+	ANDL           $0x00000fff, SI
+	CMPL           SI, $0x00000fe0
+	JA             decodeRaw_scalar
+	LEAQ           -2(AX), SI
+	MOVQ           $-1, AX
+	BZHIQ          SI, AX, DX
+	KMOVD          DX, K1
+	BZHIQ          CX, AX, DX
+	KMOVD          DX, K2
+	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
+	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
+	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
+	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
+	VMOVDQU64      rawDecPack<>+0(SB), Z4
+	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
+	VMOVDQU8.Z     (DI), K1, Y6
+	VPADDB         Y0, Y6, Y6
+	VPTESTMB       Y5, Y6, K1, K1
+	KORTESTD       K1, K1
+	JNZ            decodeRaw_vgo
+	VPMULTISHIFTQB Y6, Y2, Y0
+	VPMULTISHIFTQB Y6, Y1, Y6
+	VPTERNLOGQ     $0xe4, Y3, Y0, Y6
+	VPERMB         Y6, Y4, Y6
+	VMOVDQU8       Y6, K2, (R10)
+	VZEROUPPER
+	JMP            decodeRaw_return
+
+decodeRaw_steps:
 	MOVQ         $0xb1ffb1ffb1ffb200, CX
 	MOVQ         $0xc000c000c000c000, R8
 	MOVQ         $0x0fffc0000fffc000, R9
-	XORL         R13, R13
-	TESTQ        DX, DX
-	JZ           decodeRaw_tail
-	CMPB         ·useAVX512+0(SB), $0x00
-	JE           decodeRaw_scalar
-	CMPQ         DX, $0x04
-	JB           decodeRaw_words
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
@@ -2063,8 +2136,10 @@ decodeRaw_steps_done:
 decodeRaw_scalar:
 	CMPQ DX, $0x10
 	JAE  decodeRaw_go
+	MOVQ $0xb1ffb1ffb1ffb200, CX
+	MOVQ $0xc000c000c000c000, R8
+	MOVQ $0x0fffc0000fffc000, R9
 
-decodeRaw_words:
 decodeRaw_word:
 	CMPQ   R13, DX
 	JAE    decodeRaw_tail
@@ -2241,7 +2316,7 @@ decodeRaw_vgo:
 	JMP ·decodeRawGo(SB)
 
 // func appendDecode(e *byte, dst []byte, src []byte) (out []byte, err_itable uintptr, err_data uintptr)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendDecode(SB), NOSPLIT, $0-96
 	MOVQ  src_len+40(FP), AX
 	LEAQ  -4(AX), SI
@@ -2281,32 +2356,69 @@ appendDecode_whole:
 	SHRQ  $0x03, DX
 
 appendDecode_shaped:
-	LEAQ         (DX)(DX*2), CX
-	LEAQ         (DX)(CX*2), CX
-	ADDQ         BX, CX
-	MOVQ         dst_cap+24(FP), R11
-	MOVQ         dst_len+16(FP), R10
-	SUBQ         R10, R11
-	ADDQ         dst_base+8(FP), R10
-	CMPQ         R11, CX
-	JB           appendDecode_go
-	MOVQ         dst_base+8(FP), SI
-	MOVQ         SI, out_base+56(FP)
-	MOVQ         dst_len+16(FP), SI
-	ADDQ         CX, SI
-	MOVQ         SI, out_len+64(FP)
-	MOVQ         dst_cap+24(FP), SI
-	MOVQ         SI, out_cap+72(FP)
+	LEAQ           (DX)(DX*2), CX
+	LEAQ           (DX)(CX*2), CX
+	ADDQ           BX, CX
+	MOVQ           dst_cap+24(FP), R11
+	MOVQ           dst_len+16(FP), R10
+	SUBQ           R10, R11
+	ADDQ           dst_base+8(FP), R10
+	CMPQ           R11, CX
+	JB             appendDecode_go
+	MOVQ           dst_base+8(FP), SI
+	MOVQ           SI, out_base+56(FP)
+	MOVQ           dst_len+16(FP), SI
+	ADDQ           CX, SI
+	MOVQ           SI, out_len+64(FP)
+	MOVQ           dst_cap+24(FP), SI
+	MOVQ           SI, out_cap+72(FP)
+	XORL           R13, R13
+	CMPB           ·useAVX512+0(SB), $0x00
+	JE             appendDecode_scalar
+	CMPQ           DX, $0x04
+	JAE            appendDecode_steps
+	TESTQ          BX, BX
+	JZ             appendDecode_scalar
+	MOVQ           e+0(FP), SI
+	CMPB           2(SI), $0x00
+	JNE            appendDecode_scalar
+	MOVL           DI, SI
+	ANDL           $0x00000fff, SI
+	CMPL           SI, $0x00000fe0
+	JA             appendDecode_scalar
+	MOVL           R10, SI
+	ANDL           $0x00000fff, SI
+	CMPL           SI, $0x00000fe0
+	JA             appendDecode_scalar
+	LEAQ           -2(AX), SI
+	MOVQ           $-1, AX
+	BZHIQ          SI, AX, DX
+	KMOVD          DX, K1
+	BZHIQ          CX, AX, DX
+	KMOVD          DX, K2
+	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
+	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
+	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
+	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
+	VMOVDQU64      rawDecPack<>+0(SB), Z4
+	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
+	VMOVDQU8.Z     (DI), K1, Y6
+	VPADDB         Y0, Y6, Y6
+	VPTESTMB       Y5, Y6, K1, K1
+	KORTESTD       K1, K1
+	JNZ            appendDecode_vgo
+	VPMULTISHIFTQB Y6, Y2, Y0
+	VPMULTISHIFTQB Y6, Y1, Y6
+	VPTERNLOGQ     $0xe4, Y3, Y0, Y6
+	VPERMB         Y6, Y4, Y6
+	VMOVDQU8       Y6, K2, (R10)
+	VZEROUPPER
+	JMP            appendDecode_return
+
+appendDecode_steps:
 	MOVQ         $0xb1ffb1ffb1ffb200, CX
 	MOVQ         $0xc000c000c000c000, R8
 	MOVQ         $0x0fffc0000fffc000, R9
-	XORL         R13, R13
-	TESTQ        DX, DX
-	JZ           appendDecode_tail
-	CMPB         ·useAVX512+0(SB), $0x00
-	JE           appendDecode_scalar
-	CMPQ         DX, $0x04
-	JB           appendDecode_words
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
@@ -2380,8 +2492,10 @@ appendDecode_steps_done:
 appendDecode_scalar:
 	CMPQ DX, $0x10
 	JAE  appendDecode_go
+	MOVQ $0xb1ffb1ffb1ffb200, CX
+	MOVQ $0xc000c000c000c000, R8
+	MOVQ $0x0fffc0000fffc000, R9
 
-appendDecode_words:
 appendDecode_word:
 	CMPQ   R13, DX
 	JAE    appendDecode_tail

@@ -578,20 +578,25 @@ func decodeRaw(f rawFunc) {
 	// The result now: the Go code sets it again when jumped to.
 	f.storeSize(size, t)
 
-	c.load(true)
+	// g >= 1 here: a tail alone went to tiny below.
 	i := GP64()
 	XORL(i.As32(), i.As32())
-	TESTQ(g, g)
-	JZ(f.ref("tail"))
 	CMPB(useAVX512, U8(0))
 	JE(f.ref("scalar"))
 	CMPQ(g, U8(4))
-	JB(f.ref("words"))
+	JAE(f.ref("steps"))
+	// Whole groups alone (7, 14, 21 bytes) go as fast a word at a time.
+	TESTQ(r, r)
+	JZ(f.ref("scalar"))
+	decodeRawSmall(f, src, dst, n, size)
+	Label(f.label("steps"))
+	c.load(true)
 	decodeRawSteps(f, src, dst, g, i)
 	JMP(f.ref("tail"))
 	Label(f.label("scalar"))
 	CMPQ(g, U8(rawLargeScalar))
 	JAE(fallback)
+	c.load(true)
 
 	// A group at a time, stored as 8 bytes where they fit in dst.
 	Label(f.label("words"))
@@ -756,6 +761,53 @@ func decodeRaw(f rawFunc) {
 	Label(f.label("vgo"))
 	VZEROUPPER()
 	tailJump("·" + f.fallback)
+}
+
+// decodeRawSmall emits the AVX-512 path of decodeRaw for 1 to 3 groups
+// and a tail (n <= 32 bytes, size the decoded length): one load of the units masked to their bytes (the marker left out), one
+// step on 256-bit registers that checks the units loaded and decodes them,
+// and one store masked to the decoded bytes. The tail's units go through
+// the step as a group whose missing units are zeros: its first r bytes are
+// those of its units alone, and the store leaves out the rest. It jumps to
+// the label scalar, and the words, where the accesses' 32 bytes would
+// reach into the next page (a masked access whose masked-off bytes do
+// takes a microcode assist; see docs/asm.md) and, in the method form, when
+// the Encoding is strict (the word code checks the pad bits).
+func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
+	scalar := f.ref("scalar")
+	if !f.std {
+		e := GP64()
+		Load(Param("e"), e)
+		CMPB(Mem{Base: e, Disp: cfgStrict}, U8(0))
+		JNE(scalar)
+	}
+	t := GP64()
+	for _, p := range []reg.GPVirtual{src, dst} {
+		MOVL(p.As32(), t.As32())
+		ANDL(U32(0xFFF), t.As32())
+		CMPL(t.As32(), U32(0x1000-32))
+		JA(scalar)
+	}
+	// The units' bytes: all but the marker's 2.
+	LEAQ(Mem{Base: n, Disp: -2}, t)
+	ones, m := GP64(), GP64()
+	load, store, bad := K(), K(), K()
+	MOVQ(I32(-1), ones)
+	BZHIQ(t, ones, m)
+	KMOVD(m.As32(), load)
+	BZHIQ(size, ones, m)
+	KMOVD(m.As32(), store)
+	d := newAVX512Decoder("rawDec")
+	x := ZMM()
+	VMOVDQU8_Z(Mem{Base: src}, load, x.AsY())
+	VPADDB(d.bias.AsY(), x.AsY(), x.AsY())
+	VPTESTMB(d.test.AsY(), x.AsY(), load, bad)
+	KORTESTD(bad, bad)
+	JNZ(f.ref("vgo"))
+	d.bytes(x, reg.VecVirtual.AsY)
+	VMOVDQU8(x.AsY(), store, Mem{Base: dst})
+	VZEROUPPER()
+	JMP(f.ref("return"))
 }
 
 // eightGroupSteps emits the loop of 8-group steps over groups i to g of f
