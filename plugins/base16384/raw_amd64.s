@@ -1614,17 +1614,15 @@ appendEncode_go:
 // func decodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeStd(SB), NOSPLIT, $0-72
-	MOVQ  src_len+32(FP), AX
-	LEAQ  -4(AX), SI
-	CMPQ  SI, $0x000005fc
-	JAE   decodeStd_go
-	TESTQ $0x00000001, AX
-	JNZ   decodeStd_go
-	MOVQ  src_base+24(FP), DI
-	CMPQ  AX, $0x0a
-	JBE   decodeStd_tiny
-
-decodeStd_shape:
+	MOVQ    src_len+32(FP), AX
+	LEAQ    -4(AX), SI
+	CMPQ    SI, $0x000005fc
+	JAE     decodeStd_go
+	TESTQ   $0x00000001, AX
+	JNZ     decodeStd_go
+	MOVQ    src_base+24(FP), DI
+	CMPQ    AX, $0x0a
+	JBE     decodeStd_tiny
 	XORL    BX, BX
 	MOVQ    AX, DX
 	CMPB    -2(DI)(AX*1), $0x3d
@@ -1778,6 +1776,7 @@ decodeStd_scalar:
 	MOVQ $0xc000c000c000c000, R8
 	MOVQ $0x0fffc0000fffc000, R9
 
+decodeStd_words:
 decodeStd_word:
 	CMPQ   R13, DX
 	JAE    decodeStd_tail
@@ -1806,10 +1805,8 @@ decodeStd_word:
 
 decodeStd_seven:
 	MOVL R12, (R10)(R14*1)
-	SHRQ $0x20, R12
-	MOVW R12, 4(R10)(R14*1)
-	SHRQ $0x10, R12
-	MOVB R12, 6(R10)(R14*1)
+	SHRQ $0x18, R12
+	MOVL R12, 3(R10)(R14*1)
 	JMP  decodeStd_word
 
 decodeStd_tail:
@@ -1898,7 +1895,7 @@ decodeStd_return:
 
 decodeStd_tiny:
 	CMPB    -2(DI)(AX*1), $0x3d
-	JNE     decodeStd_shape
+	JNE     decodeStd_group
 	MOVBQZX -1(DI)(AX*1), BX
 	LEAQ    4(BX), SI
 	SUBQ    AX, SI
@@ -1935,6 +1932,23 @@ decodeStd_tinyshift:
 	SHLQ CL, R12
 	JMP  decodeStd_units
 
+decodeStd_group:
+	CMPQ AX, $0x08
+	JNE  decodeStd_go
+	MOVQ dst_len+8(FP), R11
+	MOVQ dst_base+0(FP), R10
+	CMPQ R11, $0x07
+	JB   decodeStd_go
+	MOVL $0x00000007, CX
+	MOVQ CX, n+48(FP)
+	MOVL $0x00000001, DX
+	XORL BX, BX
+	XORL R13, R13
+	MOVQ $0xb1ffb1ffb1ffb200, CX
+	MOVQ $0xc000c000c000c000, R8
+	MOVQ $0x0fffc0000fffc000, R9
+	JMP  decodeStd_words
+
 decodeStd_go:
 	JMP ·decodeStdGo(SB)
 
@@ -1970,20 +1984,18 @@ GLOBL rawDecTest<>(SB), RODATA|NOPTR, $8
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeRaw(SB), NOSPLIT, $0-80
-	MOVQ  src_len+40(FP), AX
-	LEAQ  -4(AX), SI
-	CMPQ  SI, $0x000005fc
-	JAE   decodeRaw_go
-	TESTQ $0x00000001, AX
-	JNZ   decodeRaw_go
-	MOVQ  e+0(FP), CX
-	CMPB  3(CX), $0x00
-	JNE   decodeRaw_go
-	MOVQ  src_base+32(FP), DI
-	CMPQ  AX, $0x0a
-	JBE   decodeRaw_tiny
-
-decodeRaw_shape:
+	MOVQ    src_len+40(FP), AX
+	LEAQ    -4(AX), SI
+	CMPQ    SI, $0x000005fc
+	JAE     decodeRaw_go
+	TESTQ   $0x00000001, AX
+	JNZ     decodeRaw_go
+	MOVQ    e+0(FP), CX
+	CMPB    3(CX), $0x00
+	JNE     decodeRaw_go
+	MOVQ    src_base+32(FP), DI
+	CMPQ    AX, $0x0a
+	JBE     decodeRaw_tiny
 	XORL    BX, BX
 	MOVQ    AX, DX
 	CMPB    -2(DI)(AX*1), $0x3d
@@ -2140,6 +2152,7 @@ decodeRaw_scalar:
 	MOVQ $0xc000c000c000c000, R8
 	MOVQ $0x0fffc0000fffc000, R9
 
+decodeRaw_words:
 decodeRaw_word:
 	CMPQ   R13, DX
 	JAE    decodeRaw_tail
@@ -2168,10 +2181,8 @@ decodeRaw_word:
 
 decodeRaw_seven:
 	MOVL R12, (R10)(R14*1)
-	SHRQ $0x20, R12
-	MOVW R12, 4(R10)(R14*1)
-	SHRQ $0x10, R12
-	MOVB R12, 6(R10)(R14*1)
+	SHRQ $0x18, R12
+	MOVL R12, 3(R10)(R14*1)
 	JMP  decodeRaw_word
 
 decodeRaw_tail:
@@ -2271,7 +2282,7 @@ decodeRaw_return:
 
 decodeRaw_tiny:
 	CMPB    -2(DI)(AX*1), $0x3d
-	JNE     decodeRaw_shape
+	JNE     decodeRaw_group
 	MOVBQZX -1(DI)(AX*1), BX
 	LEAQ    4(BX), SI
 	SUBQ    AX, SI
@@ -2308,6 +2319,23 @@ decodeRaw_tinyshift:
 	SHLQ CL, R12
 	JMP  decodeRaw_units
 
+decodeRaw_group:
+	CMPQ AX, $0x08
+	JNE  decodeRaw_go
+	MOVQ dst_len+16(FP), R11
+	MOVQ dst_base+8(FP), R10
+	CMPQ R11, $0x07
+	JB   decodeRaw_go
+	MOVL $0x00000007, CX
+	MOVQ CX, n+56(FP)
+	MOVL $0x00000001, DX
+	XORL BX, BX
+	XORL R13, R13
+	MOVQ $0xb1ffb1ffb1ffb200, CX
+	MOVQ $0xc000c000c000c000, R8
+	MOVQ $0x0fffc0000fffc000, R9
+	JMP  decodeRaw_words
+
 decodeRaw_go:
 	JMP ·decodeRawGo(SB)
 
@@ -2318,20 +2346,18 @@ decodeRaw_vgo:
 // func appendDecode(e *byte, dst []byte, src []byte) (out []byte, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendDecode(SB), NOSPLIT, $0-96
-	MOVQ  src_len+40(FP), AX
-	LEAQ  -4(AX), SI
-	CMPQ  SI, $0x000005fc
-	JAE   appendDecode_go
-	TESTQ $0x00000001, AX
-	JNZ   appendDecode_go
-	MOVQ  e+0(FP), CX
-	CMPB  3(CX), $0x00
-	JNE   appendDecode_go
-	MOVQ  src_base+32(FP), DI
-	CMPQ  AX, $0x0a
-	JBE   appendDecode_tiny
-
-appendDecode_shape:
+	MOVQ    src_len+40(FP), AX
+	LEAQ    -4(AX), SI
+	CMPQ    SI, $0x000005fc
+	JAE     appendDecode_go
+	TESTQ   $0x00000001, AX
+	JNZ     appendDecode_go
+	MOVQ    e+0(FP), CX
+	CMPB    3(CX), $0x00
+	JNE     appendDecode_go
+	MOVQ    src_base+32(FP), DI
+	CMPQ    AX, $0x0a
+	JBE     appendDecode_tiny
 	XORL    BX, BX
 	MOVQ    AX, DX
 	CMPB    -2(DI)(AX*1), $0x3d
@@ -2496,6 +2522,7 @@ appendDecode_scalar:
 	MOVQ $0xc000c000c000c000, R8
 	MOVQ $0x0fffc0000fffc000, R9
 
+appendDecode_words:
 appendDecode_word:
 	CMPQ   R13, DX
 	JAE    appendDecode_tail
@@ -2524,10 +2551,8 @@ appendDecode_word:
 
 appendDecode_seven:
 	MOVL R12, (R10)(R14*1)
-	SHRQ $0x20, R12
-	MOVW R12, 4(R10)(R14*1)
-	SHRQ $0x10, R12
-	MOVB R12, 6(R10)(R14*1)
+	SHRQ $0x18, R12
+	MOVL R12, 3(R10)(R14*1)
 	JMP  appendDecode_word
 
 appendDecode_tail:
@@ -2627,7 +2652,7 @@ appendDecode_return:
 
 appendDecode_tiny:
 	CMPB    -2(DI)(AX*1), $0x3d
-	JNE     appendDecode_shape
+	JNE     appendDecode_group
 	MOVBQZX -1(DI)(AX*1), BX
 	LEAQ    4(BX), SI
 	SUBQ    AX, SI
@@ -2671,6 +2696,31 @@ appendDecode_tinyshift:
 	SHRQ CL, R12
 	SHLQ CL, R12
 	JMP  appendDecode_units
+
+appendDecode_group:
+	CMPQ AX, $0x08
+	JNE  appendDecode_go
+	MOVQ dst_cap+24(FP), R11
+	MOVQ dst_len+16(FP), R10
+	SUBQ R10, R11
+	ADDQ dst_base+8(FP), R10
+	CMPQ R11, $0x07
+	JB   appendDecode_go
+	MOVL $0x00000007, CX
+	MOVQ dst_base+8(FP), SI
+	MOVQ SI, out_base+56(FP)
+	MOVQ dst_len+16(FP), SI
+	ADDQ CX, SI
+	MOVQ SI, out_len+64(FP)
+	MOVQ dst_cap+24(FP), SI
+	MOVQ SI, out_cap+72(FP)
+	MOVL $0x00000001, DX
+	XORL BX, BX
+	XORL R13, R13
+	MOVQ $0xb1ffb1ffb1ffb200, CX
+	MOVQ $0xc000c000c000c000, R8
+	MOVQ $0x0fffc0000fffc000, R9
+	JMP  appendDecode_words
 
 appendDecode_go:
 	JMP ·appendDecodeGo(SB)

@@ -545,7 +545,6 @@ func decodeRaw(f rawFunc) {
 	// marker, 2k = n - 2 - 8g fixes k by n alone, so that the tail's loads
 	// and shifts need not wait for the marker: 2k = ((n-4)&6) + 2 and
 	// g = (n-4)>>3; r must then be 2k-1 or 2k (1..6).
-	Label(f.label("shape"))
 	XORL(r.As32(), r.As32())
 	MOVQ(n, g)
 	CMPB(Mem{Base: src, Index: n, Scale: 1, Disp: -2}, U8(0x3D))
@@ -618,12 +617,11 @@ func decodeRaw(f rawFunc) {
 	JA(f.ref("seven"))
 	MOVQ(w, Mem{Base: dst, Index: o, Scale: 1})
 	JMP(f.ref("word"))
+	// The last 7 bytes: two 4-byte stores that overlap at byte 3.
 	Label(f.label("seven"))
 	MOVL(w.As32(), Mem{Base: dst, Index: o, Scale: 1})
-	SHRQ(U8(32), w)
-	MOVW(w.As16(), Mem{Base: dst, Index: o, Scale: 1, Disp: 4})
-	SHRQ(U8(16), w)
-	MOVB(w.As8(), Mem{Base: dst, Index: o, Scale: 1, Disp: 6})
+	SHRQ(U8(24), w)
+	MOVL(w.As32(), Mem{Base: dst, Index: o, Scale: 1, Disp: 3})
 	JMP(f.ref("word"))
 
 	// The tail: the k data units before the marker at the top of w, zeros
@@ -712,14 +710,13 @@ func decodeRaw(f rawFunc) {
 	Label(f.label("return"))
 	f.returnOK()
 
-	// A tail alone, 1 to 6 bytes in n = 4 to 10 (the shortest messages;
-	// without a marker, n = 8 is a group, which the code above decodes):
+	// A tail alone, 1 to 6 bytes in n = 4 to 10 (the shortest messages):
 	// n = 2k + 2 fixes the k units, and r must be 2k-2 or 2k-1 (n-4 or n-3)
 	// and 1..6. The units are loaded at the top of w, zeros below, and the
 	// tail's code decodes them.
 	Label(f.label("tiny"))
 	CMPB(Mem{Base: src, Index: n, Scale: 1, Disp: -2}, U8(0x3D))
-	JNE(f.ref("shape")) // a whole group, n = 8, or invalid
+	JNE(f.ref("group"))
 	MOVBQZX(Mem{Base: src, Index: n, Scale: 1, Disp: -1}, r)
 	LEAQ(Mem{Base: r, Disp: 4}, t)
 	SUBQ(n, t)
@@ -754,6 +751,21 @@ func decodeRaw(f rawFunc) {
 	SHRQ(reg.CL, w)
 	SHLQ(reg.CL, w)
 	JMP(f.ref("units"))
+
+	// No marker in 4 to 10 bytes: one group (7 bytes), for the words.
+	Label(f.label("group"))
+	CMPQ(n, U8(8))
+	JNE(fallback)
+	f.loadDst(dst, dlen)
+	CMPQ(dlen, U8(7))
+	JB(fallback)
+	MOVL(U32(7), size.As32())
+	f.storeSize(size, t)
+	MOVL(U32(1), g.As32())
+	XORL(r.As32(), r.As32())
+	XORL(i.As32(), i.As32())
+	c.load(true)
+	JMP(f.ref("words"))
 
 	Label(f.label("go"))
 	tailJump("·" + f.fallback)
