@@ -184,6 +184,18 @@ func (f rawFunc) storeSize(size, t reg.GPVirtual) {
 	Store(t, out.Cap())
 }
 
+// jumpIfOption emits, in the method forms, a jump to to when the option at
+// offset option of the Encoding is set; StdEncoding sets none.
+func (f rawFunc) jumpIfOption(option int, to LabelRef) {
+	if f.std {
+		return
+	}
+	e := GP64()
+	Load(Param("e"), e)
+	CMPB(Mem{Base: e, Disp: option}, U8(0))
+	JNE(to)
+}
+
 // returnOK emits the return of success, the result stored before.
 func (f rawFunc) returnOK() {
 	if f.append && f.encodes {
@@ -529,12 +541,7 @@ func decodeRaw(f rawFunc) {
 	JAE(fallback)
 	TESTQ(U32(1), n)
 	JNZ(fallback)
-	if !f.std {
-		e := GP64()
-		Load(Param("e"), e)
-		CMPB(Mem{Base: e, Disp: cfgChecksum}, U8(0))
-		JNE(fallback)
-	}
+	f.jumpIfOption(cfgChecksum, fallback)
 	src := GP64()
 	Load(Param("src").Base(), src)
 	c, dst, dlen, w := newDecodeConsts(), GP64(), GP64(), GP64()
@@ -787,12 +794,7 @@ func decodeRaw(f rawFunc) {
 // the Encoding is strict (the word code checks the pad bits).
 func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	scalar := f.ref("scalar")
-	if !f.std {
-		e := GP64()
-		Load(Param("e"), e)
-		CMPB(Mem{Base: e, Disp: cfgStrict}, U8(0))
-		JNE(scalar)
-	}
+	f.jumpIfOption(cfgStrict, scalar)
 	t := GP64()
 	for _, p := range []reg.GPVirtual{src, dst} {
 		MOVL(p.As32(), t.As32())
