@@ -738,8 +738,8 @@ func decodeRaw(f rawFunc) {
 	f.storeSize(r, t)
 	c.load(false)
 	XORL(g.As32(), g.As32())
-	// 8 bytes from n = 8, 4 below: the shifts cut off the marker and, for
-	// n = 4, the byte after it.
+	// 8 bytes from n = 8, 4 below: the shifts cut off what follows the
+	// units (the marker, for n = 4 and 8).
 	CMPQ(n, U8(8))
 	JB(f.ref("tiny4"))
 	MOVQ(Mem{Base: src}, w)
@@ -783,15 +783,16 @@ func decodeRaw(f rawFunc) {
 }
 
 // decodeRawSmall emits the AVX-512 path of decodeRaw for 1 to 3 groups
-// and a tail (n <= 32 bytes, size the decoded length): one load of the units masked to their bytes (the marker left out), one
-// step on 256-bit registers that checks the units loaded and decodes them,
-// and one store masked to the decoded bytes. The tail's units go through
-// the step as a group whose missing units are zeros: its first r bytes are
-// those of its units alone, and the store leaves out the rest. It jumps to
-// the label scalar, and the words, where the accesses' 32 bytes would
-// reach into the next page (a masked access whose masked-off bytes do
-// takes a microcode assist; see docs/asm.md) and, in the method form, when
-// the Encoding is strict (the word code checks the pad bits).
+// and a tail (n <= 32 bytes, size the decoded length): one load of the
+// units masked to their bytes (the marker left out), one step on 256-bit
+// registers that checks the units loaded and decodes them, and one store
+// masked to the decoded bytes. The tail's units go through the step as a
+// group whose missing units are zeros: its first r bytes are those of its
+// units alone, and the store leaves out the rest. It jumps to the label
+// scalar, and the words, where the accesses' 32 bytes would reach into the
+// next page (a masked access whose masked-off bytes do takes a microcode
+// assist; see docs/asm.md) and, in the method form, when the Encoding is
+// strict (the word code checks the pad bits).
 func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	scalar := f.ref("scalar")
 	f.jumpIfOption(cfgStrict, scalar)
