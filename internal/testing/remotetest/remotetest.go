@@ -96,14 +96,20 @@ func (c *Counter) RangeGets() int64 { return c.gets.Load() }
 // Requests returns how many requests it carried.
 func (c *Counter) Requests() int64 { return c.all.Load() }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// freePorts returns n distinct TCP ports on 127.0.0.1 that were free a
+// moment ago. It holds every port until it has them all: a port closed at
+// once may come back from the next request.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 // WeedBinary returns the path of SeaweedFS's weed program: $B14FS_WEED
@@ -219,12 +225,29 @@ func StartWeed(dir string) (endpoint string, srv *Server, err error) {
 	if bin == "" {
 		return "", nil, fmt.Errorf("SeaweedFS's weed %w: run .ci/weed, or set B14FS_WEED", ErrNotInstalled)
 	}
-	ports := make([]string, 8)
-	for i := range ports {
-		port, err := freePort()
-		if err != nil {
+	for try := range 3 {
+		// Another process may take a port between freePorts and weed's
+		// bind: new ports then, and a fresh directory for weed's state.
+		tryDir := filepath.Join(dir, strconv.Itoa(try))
+		if err := os.Mkdir(tryDir, 0o700); err != nil {
 			return "", nil, err
 		}
+		endpoint, srv, err = startWeed(bin, tryDir)
+		if err == nil || !strings.Contains(err.Error(), "address already in use") {
+			break
+		}
+	}
+	return endpoint, srv, err
+}
+
+// startWeed is one try of StartWeed, on ports free a moment ago.
+func startWeed(bin, dir string) (endpoint string, srv *Server, err error) {
+	free, err := freePorts(8)
+	if err != nil {
+		return "", nil, err
+	}
+	ports := make([]string, len(free))
+	for i, port := range free {
 		ports[i] = strconv.Itoa(port)
 	}
 	srv, err = startServer(exec.Command(bin, "server",
@@ -382,10 +405,11 @@ func StartSSHDWith(dir string, opts SSHOptions) (*SSH, error) {
 	if user == "" {
 		user = "root"
 	}
-	port, err := freePort()
+	ports, err := freePorts(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	config := filepath.Join(dir, "sshd_config")
 	conf := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
