@@ -97,27 +97,35 @@ func Fields(w uint64) uint64 {
 func DecodeGeneric(dst, src []byte) int {
 	n := len(src) / 8
 	d, s := dst[:7*n], src[:8*n]
-	// Four groups a step, checked together, stored as four non-overlapping
-	// 8-byte words (the last one past the 28 bytes decoded, into room that
-	// the next groups overwrite). A step with a bad unit is left to the
-	// loop below, which finds its group. The step indexes arrays, not
-	// slices that it shortens, so that their lengths stay out of the
-	// registers the groups need.
+	// Eight groups a step, each stored as 8 bytes as soon as it is
+	// decoded: a group's last byte is a zero that the next group's store
+	// overwrites. So only one group is in registers at a time, beside the
+	// units of all eight ORed together, checked once the step is stored: a
+	// step with a bad unit is left to the loop below, which decodes it
+	// again and finds its group. The step indexes arrays, not slices that
+	// it shortens, so that their lengths stay out of the registers.
 	i, j := 0, 0
-	for ; i+32 <= len(s) && j+32 <= len(d); i, j = i+32, j+28 {
-		p, q := (*[32]byte)(s[i:i+32]), (*[32]byte)(d[j:j+32])
+	for ; i+64 <= len(s) && j+57 <= len(d); i, j = i+64, j+56 {
+		p, q := (*[64]byte)(s[i:i+64]), (*[57]byte)(d[j:j+57])
 		a := binary.BigEndian.Uint64(p[0:8]) - UnitBase
+		binary.BigEndian.PutUint64(q[0:8], Fields(a))
 		b := binary.BigEndian.Uint64(p[8:16]) - UnitBase
+		binary.BigEndian.PutUint64(q[7:15], Fields(b))
 		c := binary.BigEndian.Uint64(p[16:24]) - UnitBase
+		binary.BigEndian.PutUint64(q[14:22], Fields(c))
 		e := binary.BigEndian.Uint64(p[24:32]) - UnitBase
-		if (a|b|c|e)&BadBits != 0 {
+		binary.BigEndian.PutUint64(q[21:29], Fields(e))
+		f := binary.BigEndian.Uint64(p[32:40]) - UnitBase
+		binary.BigEndian.PutUint64(q[28:36], Fields(f))
+		g := binary.BigEndian.Uint64(p[40:48]) - UnitBase
+		binary.BigEndian.PutUint64(q[35:43], Fields(g))
+		h := binary.BigEndian.Uint64(p[48:56]) - UnitBase
+		binary.BigEndian.PutUint64(q[42:50], Fields(h))
+		k := binary.BigEndian.Uint64(p[56:64]) - UnitBase
+		binary.BigEndian.PutUint64(q[49:57], Fields(k))
+		if (a|b|c|e|f|g|h|k)&BadBits != 0 {
 			break
 		}
-		a, b, c, e = Fields(a), Fields(b), Fields(c), Fields(e)
-		binary.BigEndian.PutUint64(q[0:8], a|b>>56)
-		binary.BigEndian.PutUint64(q[8:16], b<<8|c>>48)
-		binary.BigEndian.PutUint64(q[16:24], c<<16|e>>40)
-		binary.BigEndian.PutUint64(q[24:32], e<<24)
 	}
 	s, d = s[i:], d[j:]
 	i /= 8

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
@@ -97,26 +98,60 @@ func TestEncodeDecodeMatchGeneric(t *testing.T) {
 	}
 }
 
-// TestDecodeGenericBorrows checks the group test of the four-group step
+// TestDecodeGenericBorrows checks the group test of the eight-group step
 // against the unit-by-unit rule: every unit value, in every lane of every
 // group of a step, beside neighbours at and around the edges of the range
 // (where a lane's subtraction borrows from the lane above it).
 func TestDecodeGenericBorrows(t *testing.T) {
 	neighbours := []uint16{0x0000, 0x4DFF, 0x4E00, 0x4E01, 0x8DFF, 0x8E00, 0xFFFF}
-	src, dst := make([]byte, 32), make([]byte, 28)
+	const groups = 8
+	src, dst := make([]byte, 8*groups), make([]byte, 7*groups)
 	for _, nb := range neighbours {
+		for i := 0; i < len(src); i += 2 {
+			src[i], src[i+1] = byte(nb>>8), byte(nb)
+		}
 		for u := range 1 << 16 {
-			for lane := range 16 {
-				for i := 0; i < 32; i += 2 {
-					src[i], src[i+1] = byte(nb>>8), byte(nb)
-				}
+			for lane := range 4 * groups {
 				src[2*lane], src[2*lane+1] = byte(u>>8), byte(u)
 				want := 0
-				for ; want < 4 && groupValid(src[8*want:8*want+8]); want++ {
+				for ; want < groups && groupValid(src[8*want:8*want+8]); want++ {
 				}
 				if got := DecodeGeneric(dst, src); got != want {
 					t.Fatalf("unit %#04x in lane %d among %#04x: %d groups decoded, want %d", u, lane, nb, got, want)
 				}
+				src[2*lane], src[2*lane+1] = byte(nb>>8), byte(nb)
+			}
+		}
+	}
+}
+
+// The units just inside and just outside U+4E00..U+8DFF, and others that
+// are bad in each of their bytes (a marker, a BOM).
+var (
+	goodEdgeUnits = []uint16{0x4E00, 0x4E01, 0x4EFF, 0x4F00, 0x8D00, 0x8DFE, 0x8DFF}
+	badUnitValues = []uint16{0x0000, 0x4DFF, 0x8E00, 0xFFFF, 0x3D01, 0xFEFF, 0xCE00, 0x0E00, 0x0D00}
+)
+
+// TestDecodeGenericBadUnitEverywhere puts a bad unit in every lane of two
+// steps and the groups after them: DecodeGeneric stops at its group, with
+// the groups before it decoded and nothing written past dst.
+func TestDecodeGenericBadUnitEverywhere(t *testing.T) {
+	const groups = 2*8 + 5
+	raw := pseudoRandom(7*groups, 4)
+	units := make([]byte, 8*groups)
+	EncodeGeneric(units, raw)
+	for pos := range 4 * groups {
+		for _, bad := range badUnitValues {
+			src := bytes.Clone(units)
+			binary.BigEndian.PutUint16(src[2*pos:], bad)
+			dst := bytes.Repeat([]byte{0xA5}, 7*groups+16)
+			n := DecodeGeneric(dst[:7*groups], src)
+			if n != pos/4 || !bytes.Equal(dst[:7*n], raw[:7*n]) {
+				t.Fatalf("unit %#04x at unit %d: %d groups decoded (want %d); right: %v",
+					bad, pos, n, pos/4, bytes.Equal(dst[:7*n], raw[:7*n]))
+			}
+			if tail := dst[7*groups:]; !bytes.Equal(tail, bytes.Repeat([]byte{0xA5}, 16)) {
+				t.Fatalf("unit %#04x at unit %d: written past dst: % x", bad, pos, tail)
 			}
 		}
 	}

@@ -147,13 +147,6 @@ func TestDecodeMatchesGeneric(t *testing.T) {
 	}
 }
 
-// The units just inside and just outside U+4E00..U+8DFF, and others that
-// are bad in each of their bytes (a marker, a BOM).
-var (
-	goodEdgeUnits = []uint16{0x4E00, 0x4E01, 0x4EFF, 0x4F00, 0x8D00, 0x8DFE, 0x8DFF}
-	badUnitValues = []uint16{0x0000, 0x4DFF, 0x8E00, 0xFFFF, 0x3D01, 0xFEFF, 0xCE00, 0x0E00, 0x0D00}
-)
-
 func TestDecodeBadUnitEverywhere(t *testing.T) {
 	for _, impl := range vectorImplsOrSkip(t) {
 		t.Run(impl.Name, func(t *testing.T) {
