@@ -1614,75 +1614,74 @@ appendEncode_go:
 // func decodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeStd(SB), NOSPLIT, $0-72
-	MOVQ    src_len+32(FP), AX
-	LEAQ    -4(AX), SI
-	CMPQ    SI, $0x000005fc
-	JAE     decodeStd_go
-	TESTQ   $0x00000001, AX
-	JNZ     decodeStd_go
-	MOVQ    src_base+24(FP), DI
-	CMPQ    AX, $0x0a
+	MOVQ    src_len+32(FP), CX
+	MOVQ    src_base+24(FP), R8
+	CMPQ    CX, $0x0a
 	JBE     decodeStd_tiny
-	XORL    BX, BX
-	MOVQ    AX, DX
-	CMPB    -2(DI)(AX*1), $0x3d
-	JNE     decodeStd_whole
-	MOVBQZX -1(DI)(AX*1), BX
-	LEAQ    -1(BX), SI
-	CMPQ    SI, $0x06
+	CMPQ    CX, $0x00000600
 	JAE     decodeStd_go
-	LEAQ    2(BX), SI
-	ANDQ    $-2, SI
-	SUBQ    SI, DX
-	SUBQ    $0x02, DX
-	ANDQ    $0x06, DX
+	TESTQ   $0x00000001, CX
 	JNZ     decodeStd_go
-	LEAQ    -4(AX), DX
-	SHRQ    $0x03, DX
+	XORL    AX, AX
+	MOVQ    CX, SI
+	CMPB    -2(R8)(CX*1), $0x3d
+	JNE     decodeStd_whole
+	MOVBQZX -1(R8)(CX*1), AX
+	LEAQ    -1(AX), DI
+	CMPQ    DI, $0x06
+	JAE     decodeStd_go
+	LEAQ    2(AX), DI
+	ANDQ    $-2, DI
+	SUBQ    DI, SI
+	SUBQ    $0x02, SI
+	ANDQ    $0x06, SI
+	JNZ     decodeStd_go
+	LEAQ    -4(CX), SI
+	SHRQ    $0x03, SI
 	JMP     decodeStd_shaped
 
 decodeStd_whole:
-	TESTQ $0x00000007, DX
+	TESTQ $0x00000007, SI
 	JNZ   decodeStd_go
-	SHRQ  $0x03, DX
+	SHRQ  $0x03, SI
 
 decodeStd_shaped:
-	LEAQ           (DX)(DX*2), CX
-	LEAQ           (DX)(CX*2), CX
-	ADDQ           BX, CX
-	MOVQ           dst_len+8(FP), R11
-	MOVQ           dst_base+0(FP), R10
-	CMPQ           R11, CX
+	LEAQ           (SI)(SI*2), BX
+	LEAQ           (SI)(BX*2), BX
+	ADDQ           AX, BX
+	MOVQ           dst_len+8(FP), R12
+	MOVQ           dst_base+0(FP), DX
+	CMPQ           R12, BX
 	JB             decodeStd_go
-	MOVQ           CX, n+48(FP)
+	MOVQ           BX, n+48(FP)
 	XORL           R13, R13
 	CMPB           ·useAVX512+0(SB), $0x00
 	JE             decodeStd_scalar
-	CMPQ           DX, $0x04
+	CMPQ           SI, $0x04
 	JAE            decodeStd_steps
-	TESTQ          BX, BX
+	TESTQ          AX, AX
 	JZ             decodeStd_scalar
-	MOVL           DI, SI
-	ANDL           $0x00000fff, SI
-	CMPL           SI, $0x00000fe0
+	MOVL           R8, DI
+	ANDL           $0x00000fff, DI
+	CMPL           DI, $0x00000fe0
 	JA             decodeStd_scalar
-	MOVL           R10, SI
-	ANDL           $0x00000fff, SI
-	CMPL           SI, $0x00000fe0
+	MOVL           DX, DI
+	ANDL           $0x00000fff, DI
+	CMPL           DI, $0x00000fe0
 	JA             decodeStd_scalar
-	LEAQ           -2(AX), SI
+	LEAQ           -2(CX), DI
 	MOVQ           $-1, AX
-	BZHIQ          SI, AX, DX
-	KMOVD          DX, K1
-	BZHIQ          CX, AX, DX
-	KMOVD          DX, K2
+	BZHIQ          DI, AX, CX
+	KMOVD          CX, K1
+	BZHIQ          BX, AX, CX
+	KMOVD          CX, K2
 	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
 	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
 	VMOVDQU64      rawDecPack<>+0(SB), Z4
 	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
-	VMOVDQU8.Z     (DI), K1, Y6
+	VMOVDQU8.Z     (R8), K1, Y6
 	VPADDB         Y0, Y6, Y6
 	VPTESTMB       Y5, Y6, K1, K1
 	KORTESTD       K1, K1
@@ -1691,34 +1690,34 @@ decodeStd_shaped:
 	VPMULTISHIFTQB Y6, Y1, Y6
 	VPTERNLOGQ     $0xe4, Y3, Y0, Y6
 	VPERMB         Y6, Y4, Y6
-	VMOVDQU8       Y6, K2, (R10)
+	VMOVDQU8       Y6, K2, (DX)
 	VZEROUPPER
 	JMP            decodeStd_return
 
 decodeStd_steps:
-	MOVQ         $0xb1ffb1ffb1ffb200, CX
-	MOVQ         $0xc000c000c000c000, R8
-	MOVQ         $0x0fffc0000fffc000, R9
+	MOVQ         $0xb1ffb1ffb1ffb200, R9
+	MOVQ         $0xc000c000c000c000, R10
+	MOVQ         $0x0fffc0000fffc000, R11
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
 	VPBROADCASTQ rawDecSelect<>+0(SB), Z3
 	VMOVDQU64    rawDecPack<>+0(SB), Z4
 	VPBROADCASTQ rawDecTest<>+0(SB), Z5
-	CMPQ         DX, $0x08
+	CMPQ         SI, $0x08
 	JB           decodeStd_y
-	LEAQ         -8(DX), CX
+	LEAQ         -8(SI), BX
 
 decodeStd_z:
-	CMPQ R13, CX
+	CMPQ R13, BX
 	JB   decodeStd_zstep
-	MOVQ CX, R13
+	MOVQ BX, R13
 
 decodeStd_zstep:
-	LEAQ           (DI)(R13*8), SI
-	IMUL3Q         $0x07, R13, R12
-	ADDQ           R10, R12
-	VPADDB         (SI), Z0, Z6
+	LEAQ           (R8)(R13*8), DI
+	IMUL3Q         $0x07, R13, R9
+	ADDQ           DX, R9
+	VPADDB         (DI), Z0, Z6
 	VPTESTMB       Z5, Z6, K1
 	KORTESTQ       K1, K1
 	JNZ            decodeStd_vgo
@@ -1727,19 +1726,19 @@ decodeStd_zstep:
 	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
 	VPERMB         Z6, Z4, Z6
 	VALIGNQ        $0x03, Z6, Z6, Z7
-	VMOVDQU64      Y6, (R12)
-	VMOVDQU64      Y7, 24(R12)
+	VMOVDQU64      Y6, (R9)
+	VMOVDQU64      Y7, 24(R9)
 	ADDQ           $0x08, R13
-	CMPQ           R13, DX
+	CMPQ           R13, SI
 	JB             decodeStd_z
 	VZEROUPPER
 	JMP            decodeStd_steps_done
 
 decodeStd_y:
-	LEAQ           -4(DX), CX
-	MOVQ           DI, SI
-	MOVQ           R10, R12
-	VPADDB         (SI), Y0, Y6
+	LEAQ           -4(SI), BX
+	MOVQ           R8, DI
+	MOVQ           DX, R9
+	VPADDB         (DI), Y0, Y6
 	VPTESTMB       Y5, Y6, K1
 	KORTESTD       K1, K1
 	JNZ            decodeStd_vgo
@@ -1748,12 +1747,12 @@ decodeStd_y:
 	VPTERNLOGQ     $0xe4, Y3, Y7, Y6
 	VPERMB         Y6, Y4, Y6
 	VALIGND        $0x03, Y6, Y6, Y7
-	VMOVDQU64      X6, (R12)
-	VMOVDQU64      X7, 12(R12)
-	LEAQ           (DI)(CX*8), SI
-	IMUL3Q         $0x07, CX, R12
-	ADDQ           R10, R12
-	VPADDB         (SI), Y0, Y0
+	VMOVDQU64      X6, (R9)
+	VMOVDQU64      X7, 12(R9)
+	LEAQ           (R8)(BX*8), DI
+	IMUL3Q         $0x07, BX, R9
+	ADDQ           DX, R9
+	VPADDB         (DI), Y0, Y0
 	VPTESTMB       Y5, Y0, K1
 	KORTESTD       K1, K1
 	JNZ            decodeStd_vgo
@@ -1762,130 +1761,67 @@ decodeStd_y:
 	VPTERNLOGQ     $0xe4, Y3, Y2, Y0
 	VPERMB         Y0, Y4, Y0
 	VALIGND        $0x03, Y0, Y0, Y1
-	VMOVDQU64      X0, (R12)
-	VMOVDQU64      X1, 12(R12)
+	VMOVDQU64      X0, (R9)
+	VMOVDQU64      X1, 12(R9)
 	VZEROUPPER
 
 decodeStd_steps_done:
 	JMP decodeStd_tail
 
 decodeStd_scalar:
-	CMPQ DX, $0x10
+	CMPQ SI, $0x10
 	JAE  decodeStd_go
-	MOVQ $0xb1ffb1ffb1ffb200, CX
-	MOVQ $0xc000c000c000c000, R8
-	MOVQ $0x0fffc0000fffc000, R9
+	MOVQ $0xb1ffb1ffb1ffb200, R9
+	MOVQ $0xc000c000c000c000, R10
+	MOVQ $0x0fffc0000fffc000, R11
 
-decodeStd_words:
 decodeStd_word:
-	CMPQ   R13, DX
+	CMPQ   R13, SI
 	JAE    decodeStd_tail
-	MOVQ   (DI)(R13*8), R12
-	BSWAPQ R12
-	ADDQ   CX, R12
-	TESTQ  R8, R12
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
 	JNZ    decodeStd_go
-	MOVQ   R12, SI
-	SHRQ   $0x02, SI
-	ANDQ   R9, SI
-	LEAQ   (SI)(SI*2), SI
-	SUBQ   SI, R12
-	MOVL   R12, SI
-	IMUL3Q $0x000000f0, SI, SI
-	SHLQ   $0x04, R12
-	ADDQ   SI, R12
-	BSWAPQ R12
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
 	IMUL3Q $0x07, R13, R14
 	INCQ   R13
-	LEAQ   8(R14), SI
-	CMPQ   SI, R11
+	LEAQ   8(R14), DI
+	CMPQ   DI, R12
 	JA     decodeStd_seven
-	MOVQ   R12, (R10)(R14*1)
+	MOVQ   BX, (DX)(R14*1)
 	JMP    decodeStd_word
 
 decodeStd_seven:
-	MOVL R12, (R10)(R14*1)
-	SHRQ $0x18, R12
-	MOVL R12, 3(R10)(R14*1)
+	MOVL BX, (DX)(R14*1)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)(R14*1)
 	JMP  decodeStd_word
 
 decodeStd_tail:
-	TESTQ  BX, BX
+	TESTQ  AX, AX
 	JZ     decodeStd_return
-	LEAQ   -4(AX), CX
-	ANDQ   $0x06, CX
-	ADDQ   $0x02, CX
-	SHLQ   $0x03, CX
-	NEGQ   CX
-	CMPQ   AX, $0x0a
-	JB     decodeStd_short
-	MOVQ   -10(DI)(AX*1), R12
-	BSWAPQ R12
-	SHLQ   CL, R12
+	LEAQ   rawDecTail<>+0(SB), R9
+	LEAQ   -4(CX), DI
+	ANDQ   $0x06, DI
+	MOVQ   -10(R8)(CX*1), BX
+	BSWAPQ BX
+	IMULQ  128(R9)(DI*8), BX
+	SUBQ   64(R9)(DI*8), BX
+	LEAQ   (SI)(SI*2), R14
+	LEAQ   (SI)(R14*2), R14
+	ADDQ   R14, DX
+	SUBQ   R14, R12
 	JMP    decodeStd_units
-
-decodeStd_short:
-	CMPQ   AX, $0x08
-	JB     decodeStd_short6
-	MOVQ   (DI), R12
-	BSWAPQ R12
-	SHRQ   $0x10, R12
-	SHLQ   $0x10, R12
-	JMP    decodeStd_units
-
-decodeStd_short6:
-	MOVL   (DI), R12
-	BSWAPL R12
-	SHLQ   $0x20, R12
-	CMPQ   AX, $0x06
-	JE     decodeStd_units
-	SHRQ   $0x30, R12
-	SHLQ   $0x30, R12
-
-decodeStd_units:
-	MOVQ   $0x4e004e004e004e00, SI
-	SHRQ   CL, SI
-	SHLQ   CL, SI
-	SUBQ   SI, R12
-	TESTQ  R8, R12
-	JNZ    decodeStd_go
-	MOVQ   R12, SI
-	SHRQ   $0x02, SI
-	ANDQ   R9, SI
-	LEAQ   (SI)(SI*2), SI
-	SUBQ   SI, R12
-	MOVL   R12, SI
-	IMUL3Q $0x000000f0, SI, SI
-	SHLQ   $0x04, R12
-	ADDQ   SI, R12
-	BSWAPQ R12
-	LEAQ   (DX)(DX*2), R14
-	LEAQ   (DX)(R14*2), R14
-	LEAQ   8(R14), SI
-	CMPQ   SI, R11
-	JA     decodeStd_exact
-	MOVQ   R12, (R10)(R14*1)
-	JMP    decodeStd_return
-
-decodeStd_exact:
-	ADDQ  R10, R14
-	TESTQ $0x00000004, BX
-	JZ    decodeStd_exact2
-	MOVL  R12, (R14)
-	SHRQ  $0x20, R12
-	ADDQ  $0x04, R14
-
-decodeStd_exact2:
-	TESTQ $0x00000002, BX
-	JZ    decodeStd_exact1
-	MOVW  R12, (R14)
-	SHRQ  $0x10, R12
-	ADDQ  $0x02, R14
-
-decodeStd_exact1:
-	TESTQ $0x00000001, BX
-	JZ    decodeStd_return
-	MOVB  R12, (R14)
 
 decodeStd_return:
 	XORL AX, AX
@@ -1894,60 +1830,131 @@ decodeStd_return:
 	RET
 
 decodeStd_tiny:
-	CMPB    -2(DI)(AX*1), $0x3d
+	LEAQ    rawDecTail<>+0(SB), R9
+	MOVQ    256(R9)(CX*8), DX
+	TESTQ   DX, DX
+	JZ      decodeStd_go
+	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     decodeStd_group
-	MOVBQZX -1(DI)(AX*1), BX
-	LEAQ    4(BX), SI
-	SUBQ    AX, SI
-	CMPQ    SI, $0x01
+	MOVBQZX -1(R8)(CX*1), AX
+	CMPQ    AX, $0x07
 	JA      decodeStd_go
-	LEAQ    -1(BX), SI
-	CMPQ    SI, $0x06
-	JAE     decodeStd_go
-	MOVQ    dst_len+8(FP), R11
-	MOVQ    dst_base+0(FP), R10
-	CMPQ    R11, BX
+	BTQ     AX, DX
+	JCC     decodeStd_go
+	MOVQ    dst_len+8(FP), R12
+	MOVQ    dst_base+0(FP), DX
+	CMPQ    R12, AX
 	JB      decodeStd_go
-	MOVQ    BX, n+48(FP)
-	MOVQ    $0xc000c000c000c000, R8
-	MOVQ    $0x0fffc0000fffc000, R9
-	XORL    DX, DX
-	CMPQ    AX, $0x08
-	JB      decodeStd_tiny4
-	MOVQ    (DI), R12
-	BSWAPQ  R12
-	JMP     decodeStd_tinyshift
+	MOVQ    AX, n+48(FP)
+	CMPQ    CX, $0x08
+	JAE     decodeStd_tiny8
+	MOVL    (R8), BX
+	BSWAPL  BX
+	SHLQ    $0x20, BX
 
-decodeStd_tiny4:
-	MOVL   (DI), R12
-	BSWAPL R12
-	SHLQ   $0x20, R12
+decodeStd_tinymask:
+	ANDQ -32(R9)(CX*8), BX
+	SUBQ 32(R9)(CX*8), BX
 
-decodeStd_tinyshift:
-	MOVQ AX, CX
+decodeStd_units:
+	TESTQ  BX, 352(R9)
+	JNZ    decodeStd_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeStd_exact
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+56(FP)
+	MOVQ   AX, err_data+64(FP)
+	RET
+
+decodeStd_exact:
+	CMPQ AX, $0x02
+	JB   decodeStd_exact1
+	CMPQ AX, $0x04
+	JB   decodeStd_exact2
+	MOVL BX, (DX)
+	LEAQ -4(AX), CX
 	SHLQ $0x03, CX
-	NEGQ CX
-	ADDQ $0x50, CX
-	SHRQ CL, R12
-	SHLQ CL, R12
-	JMP  decodeStd_units
+	SHRQ CL, BX
+	MOVL BX, -4(DX)(AX*1)
+	XORL AX, AX
+	MOVQ AX, err_itable+56(FP)
+	MOVQ AX, err_data+64(FP)
+	RET
+
+decodeStd_exact2:
+	MOVW BX, (DX)
+	LEAQ -2(AX), CX
+	SHLQ $0x03, CX
+	SHRQ CL, BX
+	MOVW BX, -2(DX)(AX*1)
+	XORL AX, AX
+	MOVQ AX, err_itable+56(FP)
+	MOVQ AX, err_data+64(FP)
+	RET
+
+decodeStd_exact1:
+	MOVB BL, (DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+56(FP)
+	MOVQ AX, err_data+64(FP)
+	RET
+
+decodeStd_tiny8:
+	MOVQ   (R8), BX
+	BSWAPQ BX
+	JMP    decodeStd_tinymask
 
 decodeStd_group:
-	CMPQ AX, $0x08
-	JNE  decodeStd_go
-	MOVQ dst_len+8(FP), R11
-	MOVQ dst_base+0(FP), R10
-	CMPQ R11, $0x07
-	JB   decodeStd_go
-	MOVL $0x00000007, CX
-	MOVQ CX, n+48(FP)
-	MOVL $0x00000001, DX
-	XORL BX, BX
-	XORL R13, R13
-	MOVQ $0xb1ffb1ffb1ffb200, CX
-	MOVQ $0xc000c000c000c000, R8
-	MOVQ $0x0fffc0000fffc000, R9
-	JMP  decodeStd_words
+	CMPQ   CX, $0x08
+	JNE    decodeStd_go
+	MOVQ   dst_len+8(FP), R12
+	MOVQ   dst_base+0(FP), DX
+	CMPQ   R12, $0x07
+	JB     decodeStd_go
+	MOVL   $0x00000007, BX
+	MOVQ   BX, n+48(FP)
+	MOVQ   (R8), BX
+	BSWAPQ BX
+	ADDQ   344(R9), BX
+	TESTQ  BX, 352(R9)
+	JNZ    decodeStd_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeStd_group7
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+56(FP)
+	MOVQ   AX, err_data+64(FP)
+	RET
+
+decodeStd_group7:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+56(FP)
+	MOVQ AX, err_data+64(FP)
+	RET
 
 decodeStd_go:
 	JMP ·decodeStdGo(SB)
@@ -1981,84 +1988,131 @@ GLOBL rawDecPack<>(SB), RODATA|NOPTR, $64
 DATA rawDecTest<>+0(SB)/8, $0x00c000c000c000c0
 GLOBL rawDecTest<>(SB), RODATA|NOPTR, $8
 
+DATA rawDecTail<>+0(SB)/8, $0xffff000000000000
+DATA rawDecTail<>+8(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+16(SB)/8, $0xffffffff00000000
+DATA rawDecTail<>+24(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+32(SB)/8, $0xffffffffffff0000
+DATA rawDecTail<>+40(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+48(SB)/8, $0xffffffffffffffff
+DATA rawDecTail<>+56(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+64(SB)/8, $0x4e00000000000000
+DATA rawDecTail<>+72(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+80(SB)/8, $0x4e004e0000000000
+DATA rawDecTail<>+88(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+96(SB)/8, $0x4e004e004e000000
+DATA rawDecTail<>+104(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+112(SB)/8, $0x4e004e004e004e00
+DATA rawDecTail<>+120(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+128(SB)/8, $0x0001000000000000
+DATA rawDecTail<>+136(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+144(SB)/8, $0x0000000100000000
+DATA rawDecTail<>+152(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+160(SB)/8, $0x0000000000010000
+DATA rawDecTail<>+168(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+176(SB)/8, $0x0000000000000001
+DATA rawDecTail<>+184(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+192(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+200(SB)/8, $0x00ffffffffffffff
+DATA rawDecTail<>+208(SB)/8, $0x0000ffffffffffff
+DATA rawDecTail<>+216(SB)/8, $0x000000ffffffffff
+DATA rawDecTail<>+224(SB)/8, $0x00000000ffffffff
+DATA rawDecTail<>+232(SB)/8, $0x0000000000ffffff
+DATA rawDecTail<>+240(SB)/8, $0x000000000000ffff
+DATA rawDecTail<>+248(SB)/8, $0x00000000000000ff
+DATA rawDecTail<>+256(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+264(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+272(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+280(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+288(SB)/8, $0x0000000000000002
+DATA rawDecTail<>+296(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+304(SB)/8, $0x000000000000000c
+DATA rawDecTail<>+312(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+320(SB)/8, $0x0000000000000030
+DATA rawDecTail<>+328(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+336(SB)/8, $0x0000000000000040
+DATA rawDecTail<>+344(SB)/8, $0xb1ffb1ffb1ffb200
+DATA rawDecTail<>+352(SB)/8, $0xc000c000c000c000
+DATA rawDecTail<>+360(SB)/8, $0x0fffc0000fffc000
+GLOBL rawDecTail<>(SB), RODATA|NOPTR, $368
+
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeRaw(SB), NOSPLIT, $0-80
-	MOVQ    src_len+40(FP), AX
-	LEAQ    -4(AX), SI
-	CMPQ    SI, $0x000005fc
-	JAE     decodeRaw_go
-	TESTQ   $0x00000001, AX
-	JNZ     decodeRaw_go
-	MOVQ    e+0(FP), CX
-	CMPB    3(CX), $0x00
+	MOVQ    e+0(FP), AX
+	CMPB    3(AX), $0x00
 	JNE     decodeRaw_go
-	MOVQ    src_base+32(FP), DI
-	CMPQ    AX, $0x0a
+	MOVQ    src_len+40(FP), CX
+	MOVQ    src_base+32(FP), R8
+	CMPQ    CX, $0x0a
 	JBE     decodeRaw_tiny
-	XORL    BX, BX
-	MOVQ    AX, DX
-	CMPB    -2(DI)(AX*1), $0x3d
-	JNE     decodeRaw_whole
-	MOVBQZX -1(DI)(AX*1), BX
-	LEAQ    -1(BX), SI
-	CMPQ    SI, $0x06
+	CMPQ    CX, $0x00000600
 	JAE     decodeRaw_go
-	LEAQ    2(BX), SI
-	ANDQ    $-2, SI
-	SUBQ    SI, DX
-	SUBQ    $0x02, DX
-	ANDQ    $0x06, DX
+	TESTQ   $0x00000001, CX
 	JNZ     decodeRaw_go
-	LEAQ    -4(AX), DX
-	SHRQ    $0x03, DX
+	XORL    AX, AX
+	MOVQ    CX, SI
+	CMPB    -2(R8)(CX*1), $0x3d
+	JNE     decodeRaw_whole
+	MOVBQZX -1(R8)(CX*1), AX
+	LEAQ    -1(AX), DI
+	CMPQ    DI, $0x06
+	JAE     decodeRaw_go
+	LEAQ    2(AX), DI
+	ANDQ    $-2, DI
+	SUBQ    DI, SI
+	SUBQ    $0x02, SI
+	ANDQ    $0x06, SI
+	JNZ     decodeRaw_go
+	LEAQ    -4(CX), SI
+	SHRQ    $0x03, SI
 	JMP     decodeRaw_shaped
 
 decodeRaw_whole:
-	TESTQ $0x00000007, DX
+	TESTQ $0x00000007, SI
 	JNZ   decodeRaw_go
-	SHRQ  $0x03, DX
+	SHRQ  $0x03, SI
 
 decodeRaw_shaped:
-	LEAQ           (DX)(DX*2), CX
-	LEAQ           (DX)(CX*2), CX
-	ADDQ           BX, CX
-	MOVQ           dst_len+16(FP), R11
-	MOVQ           dst_base+8(FP), R10
-	CMPQ           R11, CX
+	LEAQ           (SI)(SI*2), BX
+	LEAQ           (SI)(BX*2), BX
+	ADDQ           AX, BX
+	MOVQ           dst_len+16(FP), R12
+	MOVQ           dst_base+8(FP), DX
+	CMPQ           R12, BX
 	JB             decodeRaw_go
-	MOVQ           CX, n+56(FP)
+	MOVQ           BX, n+56(FP)
 	XORL           R13, R13
 	CMPB           ·useAVX512+0(SB), $0x00
 	JE             decodeRaw_scalar
-	CMPQ           DX, $0x04
+	CMPQ           SI, $0x04
 	JAE            decodeRaw_steps
-	TESTQ          BX, BX
+	TESTQ          AX, AX
 	JZ             decodeRaw_scalar
-	MOVQ           e+0(FP), SI
-	CMPB           2(SI), $0x00
+	MOVQ           e+0(FP), DI
+	CMPB           2(DI), $0x00
 	JNE            decodeRaw_scalar
-	MOVL           DI, SI
-	ANDL           $0x00000fff, SI
-	CMPL           SI, $0x00000fe0
+	MOVL           R8, DI
+	ANDL           $0x00000fff, DI
+	CMPL           DI, $0x00000fe0
 	JA             decodeRaw_scalar
-	MOVL           R10, SI
-	ANDL           $0x00000fff, SI
-	CMPL           SI, $0x00000fe0
+	MOVL           DX, DI
+	ANDL           $0x00000fff, DI
+	CMPL           DI, $0x00000fe0
 	JA             decodeRaw_scalar
-	LEAQ           -2(AX), SI
+	LEAQ           -2(CX), DI
 	MOVQ           $-1, AX
-	BZHIQ          SI, AX, DX
-	KMOVD          DX, K1
-	BZHIQ          CX, AX, DX
-	KMOVD          DX, K2
+	BZHIQ          DI, AX, CX
+	KMOVD          CX, K1
+	BZHIQ          BX, AX, CX
+	KMOVD          CX, K2
 	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
 	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
 	VMOVDQU64      rawDecPack<>+0(SB), Z4
 	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
-	VMOVDQU8.Z     (DI), K1, Y6
+	VMOVDQU8.Z     (R8), K1, Y6
 	VPADDB         Y0, Y6, Y6
 	VPTESTMB       Y5, Y6, K1, K1
 	KORTESTD       K1, K1
@@ -2067,34 +2121,34 @@ decodeRaw_shaped:
 	VPMULTISHIFTQB Y6, Y1, Y6
 	VPTERNLOGQ     $0xe4, Y3, Y0, Y6
 	VPERMB         Y6, Y4, Y6
-	VMOVDQU8       Y6, K2, (R10)
+	VMOVDQU8       Y6, K2, (DX)
 	VZEROUPPER
 	JMP            decodeRaw_return
 
 decodeRaw_steps:
-	MOVQ         $0xb1ffb1ffb1ffb200, CX
-	MOVQ         $0xc000c000c000c000, R8
-	MOVQ         $0x0fffc0000fffc000, R9
+	MOVQ         $0xb1ffb1ffb1ffb200, R9
+	MOVQ         $0xc000c000c000c000, R10
+	MOVQ         $0x0fffc0000fffc000, R11
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
 	VPBROADCASTQ rawDecSelect<>+0(SB), Z3
 	VMOVDQU64    rawDecPack<>+0(SB), Z4
 	VPBROADCASTQ rawDecTest<>+0(SB), Z5
-	CMPQ         DX, $0x08
+	CMPQ         SI, $0x08
 	JB           decodeRaw_y
-	LEAQ         -8(DX), CX
+	LEAQ         -8(SI), BX
 
 decodeRaw_z:
-	CMPQ R13, CX
+	CMPQ R13, BX
 	JB   decodeRaw_zstep
-	MOVQ CX, R13
+	MOVQ BX, R13
 
 decodeRaw_zstep:
-	LEAQ           (DI)(R13*8), SI
-	IMUL3Q         $0x07, R13, R12
-	ADDQ           R10, R12
-	VPADDB         (SI), Z0, Z6
+	LEAQ           (R8)(R13*8), DI
+	IMUL3Q         $0x07, R13, R9
+	ADDQ           DX, R9
+	VPADDB         (DI), Z0, Z6
 	VPTESTMB       Z5, Z6, K1
 	KORTESTQ       K1, K1
 	JNZ            decodeRaw_vgo
@@ -2103,19 +2157,19 @@ decodeRaw_zstep:
 	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
 	VPERMB         Z6, Z4, Z6
 	VALIGNQ        $0x03, Z6, Z6, Z7
-	VMOVDQU64      Y6, (R12)
-	VMOVDQU64      Y7, 24(R12)
+	VMOVDQU64      Y6, (R9)
+	VMOVDQU64      Y7, 24(R9)
 	ADDQ           $0x08, R13
-	CMPQ           R13, DX
+	CMPQ           R13, SI
 	JB             decodeRaw_z
 	VZEROUPPER
 	JMP            decodeRaw_steps_done
 
 decodeRaw_y:
-	LEAQ           -4(DX), CX
-	MOVQ           DI, SI
-	MOVQ           R10, R12
-	VPADDB         (SI), Y0, Y6
+	LEAQ           -4(SI), BX
+	MOVQ           R8, DI
+	MOVQ           DX, R9
+	VPADDB         (DI), Y0, Y6
 	VPTESTMB       Y5, Y6, K1
 	KORTESTD       K1, K1
 	JNZ            decodeRaw_vgo
@@ -2124,12 +2178,12 @@ decodeRaw_y:
 	VPTERNLOGQ     $0xe4, Y3, Y7, Y6
 	VPERMB         Y6, Y4, Y6
 	VALIGND        $0x03, Y6, Y6, Y7
-	VMOVDQU64      X6, (R12)
-	VMOVDQU64      X7, 12(R12)
-	LEAQ           (DI)(CX*8), SI
-	IMUL3Q         $0x07, CX, R12
-	ADDQ           R10, R12
-	VPADDB         (SI), Y0, Y0
+	VMOVDQU64      X6, (R9)
+	VMOVDQU64      X7, 12(R9)
+	LEAQ           (R8)(BX*8), DI
+	IMUL3Q         $0x07, BX, R9
+	ADDQ           DX, R9
+	VPADDB         (DI), Y0, Y0
 	VPTESTMB       Y5, Y0, K1
 	KORTESTD       K1, K1
 	JNZ            decodeRaw_vgo
@@ -2138,141 +2192,67 @@ decodeRaw_y:
 	VPTERNLOGQ     $0xe4, Y3, Y2, Y0
 	VPERMB         Y0, Y4, Y0
 	VALIGND        $0x03, Y0, Y0, Y1
-	VMOVDQU64      X0, (R12)
-	VMOVDQU64      X1, 12(R12)
+	VMOVDQU64      X0, (R9)
+	VMOVDQU64      X1, 12(R9)
 	VZEROUPPER
 
 decodeRaw_steps_done:
 	JMP decodeRaw_tail
 
 decodeRaw_scalar:
-	CMPQ DX, $0x10
+	CMPQ SI, $0x10
 	JAE  decodeRaw_go
-	MOVQ $0xb1ffb1ffb1ffb200, CX
-	MOVQ $0xc000c000c000c000, R8
-	MOVQ $0x0fffc0000fffc000, R9
+	MOVQ $0xb1ffb1ffb1ffb200, R9
+	MOVQ $0xc000c000c000c000, R10
+	MOVQ $0x0fffc0000fffc000, R11
 
-decodeRaw_words:
 decodeRaw_word:
-	CMPQ   R13, DX
+	CMPQ   R13, SI
 	JAE    decodeRaw_tail
-	MOVQ   (DI)(R13*8), R12
-	BSWAPQ R12
-	ADDQ   CX, R12
-	TESTQ  R8, R12
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
 	JNZ    decodeRaw_go
-	MOVQ   R12, SI
-	SHRQ   $0x02, SI
-	ANDQ   R9, SI
-	LEAQ   (SI)(SI*2), SI
-	SUBQ   SI, R12
-	MOVL   R12, SI
-	IMUL3Q $0x000000f0, SI, SI
-	SHLQ   $0x04, R12
-	ADDQ   SI, R12
-	BSWAPQ R12
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
 	IMUL3Q $0x07, R13, R14
 	INCQ   R13
-	LEAQ   8(R14), SI
-	CMPQ   SI, R11
+	LEAQ   8(R14), DI
+	CMPQ   DI, R12
 	JA     decodeRaw_seven
-	MOVQ   R12, (R10)(R14*1)
+	MOVQ   BX, (DX)(R14*1)
 	JMP    decodeRaw_word
 
 decodeRaw_seven:
-	MOVL R12, (R10)(R14*1)
-	SHRQ $0x18, R12
-	MOVL R12, 3(R10)(R14*1)
+	MOVL BX, (DX)(R14*1)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)(R14*1)
 	JMP  decodeRaw_word
 
 decodeRaw_tail:
-	TESTQ  BX, BX
+	TESTQ  AX, AX
 	JZ     decodeRaw_return
-	LEAQ   -4(AX), CX
-	ANDQ   $0x06, CX
-	ADDQ   $0x02, CX
-	SHLQ   $0x03, CX
-	NEGQ   CX
-	CMPQ   AX, $0x0a
-	JB     decodeRaw_short
-	MOVQ   -10(DI)(AX*1), R12
-	BSWAPQ R12
-	SHLQ   CL, R12
+	LEAQ   rawDecTail<>+0(SB), R9
+	LEAQ   -4(CX), DI
+	ANDQ   $0x06, DI
+	MOVQ   -10(R8)(CX*1), BX
+	BSWAPQ BX
+	IMULQ  128(R9)(DI*8), BX
+	SUBQ   64(R9)(DI*8), BX
+	LEAQ   (SI)(SI*2), R14
+	LEAQ   (SI)(R14*2), R14
+	ADDQ   R14, DX
+	SUBQ   R14, R12
 	JMP    decodeRaw_units
-
-decodeRaw_short:
-	CMPQ   AX, $0x08
-	JB     decodeRaw_short6
-	MOVQ   (DI), R12
-	BSWAPQ R12
-	SHRQ   $0x10, R12
-	SHLQ   $0x10, R12
-	JMP    decodeRaw_units
-
-decodeRaw_short6:
-	MOVL   (DI), R12
-	BSWAPL R12
-	SHLQ   $0x20, R12
-	CMPQ   AX, $0x06
-	JE     decodeRaw_units
-	SHRQ   $0x30, R12
-	SHLQ   $0x30, R12
-
-decodeRaw_units:
-	MOVQ   $0x4e004e004e004e00, SI
-	SHRQ   CL, SI
-	SHLQ   CL, SI
-	SUBQ   SI, R12
-	TESTQ  R8, R12
-	JNZ    decodeRaw_go
-	MOVQ   R12, SI
-	SHRQ   $0x02, SI
-	ANDQ   R9, SI
-	LEAQ   (SI)(SI*2), SI
-	SUBQ   SI, R12
-	MOVL   R12, SI
-	IMUL3Q $0x000000f0, SI, SI
-	SHLQ   $0x04, R12
-	ADDQ   SI, R12
-	MOVQ   e+0(FP), AX
-	CMPB   2(AX), $0x00
-	JE     decodeRaw_store
-	MOVQ   BX, CX
-	SHLQ   $0x03, CX
-	MOVQ   R12, SI
-	SHLQ   CL, SI
-	TESTQ  SI, SI
-	JNZ    decodeRaw_go
-
-decodeRaw_store:
-	BSWAPQ R12
-	LEAQ   (DX)(DX*2), R14
-	LEAQ   (DX)(R14*2), R14
-	LEAQ   8(R14), SI
-	CMPQ   SI, R11
-	JA     decodeRaw_exact
-	MOVQ   R12, (R10)(R14*1)
-	JMP    decodeRaw_return
-
-decodeRaw_exact:
-	ADDQ  R10, R14
-	TESTQ $0x00000004, BX
-	JZ    decodeRaw_exact2
-	MOVL  R12, (R14)
-	SHRQ  $0x20, R12
-	ADDQ  $0x04, R14
-
-decodeRaw_exact2:
-	TESTQ $0x00000002, BX
-	JZ    decodeRaw_exact1
-	MOVW  R12, (R14)
-	SHRQ  $0x10, R12
-	ADDQ  $0x02, R14
-
-decodeRaw_exact1:
-	TESTQ $0x00000001, BX
-	JZ    decodeRaw_return
-	MOVB  R12, (R14)
 
 decodeRaw_return:
 	XORL AX, AX
@@ -2281,60 +2261,141 @@ decodeRaw_return:
 	RET
 
 decodeRaw_tiny:
-	CMPB    -2(DI)(AX*1), $0x3d
+	LEAQ    rawDecTail<>+0(SB), R9
+	MOVQ    256(R9)(CX*8), DX
+	TESTQ   DX, DX
+	JZ      decodeRaw_go
+	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     decodeRaw_group
-	MOVBQZX -1(DI)(AX*1), BX
-	LEAQ    4(BX), SI
-	SUBQ    AX, SI
-	CMPQ    SI, $0x01
+	MOVBQZX -1(R8)(CX*1), AX
+	CMPQ    AX, $0x07
 	JA      decodeRaw_go
-	LEAQ    -1(BX), SI
-	CMPQ    SI, $0x06
-	JAE     decodeRaw_go
-	MOVQ    dst_len+16(FP), R11
-	MOVQ    dst_base+8(FP), R10
-	CMPQ    R11, BX
+	BTQ     AX, DX
+	JCC     decodeRaw_go
+	MOVQ    dst_len+16(FP), R12
+	MOVQ    dst_base+8(FP), DX
+	CMPQ    R12, AX
 	JB      decodeRaw_go
-	MOVQ    BX, n+56(FP)
-	MOVQ    $0xc000c000c000c000, R8
-	MOVQ    $0x0fffc0000fffc000, R9
-	XORL    DX, DX
-	CMPQ    AX, $0x08
-	JB      decodeRaw_tiny4
-	MOVQ    (DI), R12
-	BSWAPQ  R12
-	JMP     decodeRaw_tinyshift
+	MOVQ    AX, n+56(FP)
+	CMPQ    CX, $0x08
+	JAE     decodeRaw_tiny8
+	MOVL    (R8), BX
+	BSWAPL  BX
+	SHLQ    $0x20, BX
 
-decodeRaw_tiny4:
-	MOVL   (DI), R12
-	BSWAPL R12
-	SHLQ   $0x20, R12
+decodeRaw_tinymask:
+	ANDQ -32(R9)(CX*8), BX
+	SUBQ 32(R9)(CX*8), BX
 
-decodeRaw_tinyshift:
-	MOVQ AX, CX
+decodeRaw_units:
+	TESTQ  BX, 352(R9)
+	JNZ    decodeRaw_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	MOVQ   e+0(FP), CX
+	CMPB   2(CX), $0x00
+	JNE    decodeRaw_strict
+
+decodeRaw_store:
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeRaw_exact
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+64(FP)
+	MOVQ   AX, err_data+72(FP)
+	RET
+
+decodeRaw_exact:
+	CMPQ AX, $0x02
+	JB   decodeRaw_exact1
+	CMPQ AX, $0x04
+	JB   decodeRaw_exact2
+	MOVL BX, (DX)
+	LEAQ -4(AX), CX
 	SHLQ $0x03, CX
-	NEGQ CX
-	ADDQ $0x50, CX
-	SHRQ CL, R12
-	SHLQ CL, R12
-	JMP  decodeRaw_units
+	SHRQ CL, BX
+	MOVL BX, -4(DX)(AX*1)
+	XORL AX, AX
+	MOVQ AX, err_itable+64(FP)
+	MOVQ AX, err_data+72(FP)
+	RET
+
+decodeRaw_exact2:
+	MOVW BX, (DX)
+	LEAQ -2(AX), CX
+	SHLQ $0x03, CX
+	SHRQ CL, BX
+	MOVW BX, -2(DX)(AX*1)
+	XORL AX, AX
+	MOVQ AX, err_itable+64(FP)
+	MOVQ AX, err_data+72(FP)
+	RET
+
+decodeRaw_exact1:
+	MOVB BL, (DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+64(FP)
+	MOVQ AX, err_data+72(FP)
+	RET
+
+decodeRaw_tiny8:
+	MOVQ   (R8), BX
+	BSWAPQ BX
+	JMP    decodeRaw_tinymask
+
+decodeRaw_strict:
+	TESTQ BX, 192(R9)(AX*8)
+	JNZ   decodeRaw_go
+	JMP   decodeRaw_store
 
 decodeRaw_group:
-	CMPQ AX, $0x08
-	JNE  decodeRaw_go
-	MOVQ dst_len+16(FP), R11
-	MOVQ dst_base+8(FP), R10
-	CMPQ R11, $0x07
-	JB   decodeRaw_go
-	MOVL $0x00000007, CX
-	MOVQ CX, n+56(FP)
-	MOVL $0x00000001, DX
-	XORL BX, BX
-	XORL R13, R13
-	MOVQ $0xb1ffb1ffb1ffb200, CX
-	MOVQ $0xc000c000c000c000, R8
-	MOVQ $0x0fffc0000fffc000, R9
-	JMP  decodeRaw_words
+	CMPQ   CX, $0x08
+	JNE    decodeRaw_go
+	MOVQ   dst_len+16(FP), R12
+	MOVQ   dst_base+8(FP), DX
+	CMPQ   R12, $0x07
+	JB     decodeRaw_go
+	MOVL   $0x00000007, BX
+	MOVQ   BX, n+56(FP)
+	MOVQ   (R8), BX
+	BSWAPQ BX
+	ADDQ   344(R9), BX
+	TESTQ  BX, 352(R9)
+	JNZ    decodeRaw_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeRaw_group7
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+64(FP)
+	MOVQ   AX, err_data+72(FP)
+	RET
+
+decodeRaw_group7:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+64(FP)
+	MOVQ AX, err_data+72(FP)
+	RET
 
 decodeRaw_go:
 	JMP ·decodeRawGo(SB)
@@ -2346,89 +2407,88 @@ decodeRaw_vgo:
 // func appendDecode(e *byte, dst []byte, src []byte) (out []byte, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendDecode(SB), NOSPLIT, $0-96
-	MOVQ    src_len+40(FP), AX
-	LEAQ    -4(AX), SI
-	CMPQ    SI, $0x000005fc
-	JAE     appendDecode_go
-	TESTQ   $0x00000001, AX
-	JNZ     appendDecode_go
-	MOVQ    e+0(FP), CX
-	CMPB    3(CX), $0x00
+	MOVQ    e+0(FP), AX
+	CMPB    3(AX), $0x00
 	JNE     appendDecode_go
-	MOVQ    src_base+32(FP), DI
-	CMPQ    AX, $0x0a
+	MOVQ    src_len+40(FP), CX
+	MOVQ    src_base+32(FP), R8
+	CMPQ    CX, $0x0a
 	JBE     appendDecode_tiny
-	XORL    BX, BX
-	MOVQ    AX, DX
-	CMPB    -2(DI)(AX*1), $0x3d
-	JNE     appendDecode_whole
-	MOVBQZX -1(DI)(AX*1), BX
-	LEAQ    -1(BX), SI
-	CMPQ    SI, $0x06
+	CMPQ    CX, $0x00000600
 	JAE     appendDecode_go
-	LEAQ    2(BX), SI
-	ANDQ    $-2, SI
-	SUBQ    SI, DX
-	SUBQ    $0x02, DX
-	ANDQ    $0x06, DX
+	TESTQ   $0x00000001, CX
 	JNZ     appendDecode_go
-	LEAQ    -4(AX), DX
-	SHRQ    $0x03, DX
+	XORL    AX, AX
+	MOVQ    CX, SI
+	CMPB    -2(R8)(CX*1), $0x3d
+	JNE     appendDecode_whole
+	MOVBQZX -1(R8)(CX*1), AX
+	LEAQ    -1(AX), DI
+	CMPQ    DI, $0x06
+	JAE     appendDecode_go
+	LEAQ    2(AX), DI
+	ANDQ    $-2, DI
+	SUBQ    DI, SI
+	SUBQ    $0x02, SI
+	ANDQ    $0x06, SI
+	JNZ     appendDecode_go
+	LEAQ    -4(CX), SI
+	SHRQ    $0x03, SI
 	JMP     appendDecode_shaped
 
 appendDecode_whole:
-	TESTQ $0x00000007, DX
+	TESTQ $0x00000007, SI
 	JNZ   appendDecode_go
-	SHRQ  $0x03, DX
+	SHRQ  $0x03, SI
 
 appendDecode_shaped:
-	LEAQ           (DX)(DX*2), CX
-	LEAQ           (DX)(CX*2), CX
-	ADDQ           BX, CX
-	MOVQ           dst_cap+24(FP), R11
-	MOVQ           dst_len+16(FP), R10
-	SUBQ           R10, R11
-	ADDQ           dst_base+8(FP), R10
-	CMPQ           R11, CX
+	LEAQ           (SI)(SI*2), BX
+	LEAQ           (SI)(BX*2), BX
+	ADDQ           AX, BX
+	MOVQ           dst_cap+24(FP), R12
+	MOVQ           dst_len+16(FP), DX
+	SUBQ           DX, R12
+	ADDQ           dst_base+8(FP), DX
+	CMPQ           R12, BX
 	JB             appendDecode_go
-	MOVQ           dst_base+8(FP), SI
-	MOVQ           SI, out_base+56(FP)
-	MOVQ           dst_len+16(FP), SI
-	ADDQ           CX, SI
-	MOVQ           SI, out_len+64(FP)
-	MOVQ           dst_cap+24(FP), SI
-	MOVQ           SI, out_cap+72(FP)
+	MOVQ           dst_base+8(FP), DI
+	MOVQ           DI, out_base+56(FP)
+	MOVQ           dst_len+16(FP), DI
+	ADDQ           BX, DI
+	MOVQ           DI, out_len+64(FP)
+	MOVQ           dst_cap+24(FP), DI
+	MOVQ           DI, out_cap+72(FP)
 	XORL           R13, R13
 	CMPB           ·useAVX512+0(SB), $0x00
 	JE             appendDecode_scalar
-	CMPQ           DX, $0x04
+	CMPQ           SI, $0x04
 	JAE            appendDecode_steps
-	TESTQ          BX, BX
+	TESTQ          AX, AX
 	JZ             appendDecode_scalar
-	MOVQ           e+0(FP), SI
-	CMPB           2(SI), $0x00
+	MOVQ           e+0(FP), DI
+	CMPB           2(DI), $0x00
 	JNE            appendDecode_scalar
-	MOVL           DI, SI
-	ANDL           $0x00000fff, SI
-	CMPL           SI, $0x00000fe0
+	MOVL           R8, DI
+	ANDL           $0x00000fff, DI
+	CMPL           DI, $0x00000fe0
 	JA             appendDecode_scalar
-	MOVL           R10, SI
-	ANDL           $0x00000fff, SI
-	CMPL           SI, $0x00000fe0
+	MOVL           DX, DI
+	ANDL           $0x00000fff, DI
+	CMPL           DI, $0x00000fe0
 	JA             appendDecode_scalar
-	LEAQ           -2(AX), SI
+	LEAQ           -2(CX), DI
 	MOVQ           $-1, AX
-	BZHIQ          SI, AX, DX
-	KMOVD          DX, K1
-	BZHIQ          CX, AX, DX
-	KMOVD          DX, K2
+	BZHIQ          DI, AX, CX
+	KMOVD          CX, K1
+	BZHIQ          BX, AX, CX
+	KMOVD          CX, K2
 	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
 	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
 	VMOVDQU64      rawDecPack<>+0(SB), Z4
 	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
-	VMOVDQU8.Z     (DI), K1, Y6
+	VMOVDQU8.Z     (R8), K1, Y6
 	VPADDB         Y0, Y6, Y6
 	VPTESTMB       Y5, Y6, K1, K1
 	KORTESTD       K1, K1
@@ -2437,34 +2497,34 @@ appendDecode_shaped:
 	VPMULTISHIFTQB Y6, Y1, Y6
 	VPTERNLOGQ     $0xe4, Y3, Y0, Y6
 	VPERMB         Y6, Y4, Y6
-	VMOVDQU8       Y6, K2, (R10)
+	VMOVDQU8       Y6, K2, (DX)
 	VZEROUPPER
 	JMP            appendDecode_return
 
 appendDecode_steps:
-	MOVQ         $0xb1ffb1ffb1ffb200, CX
-	MOVQ         $0xc000c000c000c000, R8
-	MOVQ         $0x0fffc0000fffc000, R9
+	MOVQ         $0xb1ffb1ffb1ffb200, R9
+	MOVQ         $0xc000c000c000c000, R10
+	MOVQ         $0x0fffc0000fffc000, R11
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
 	VPBROADCASTQ rawDecSelect<>+0(SB), Z3
 	VMOVDQU64    rawDecPack<>+0(SB), Z4
 	VPBROADCASTQ rawDecTest<>+0(SB), Z5
-	CMPQ         DX, $0x08
+	CMPQ         SI, $0x08
 	JB           appendDecode_y
-	LEAQ         -8(DX), CX
+	LEAQ         -8(SI), BX
 
 appendDecode_z:
-	CMPQ R13, CX
+	CMPQ R13, BX
 	JB   appendDecode_zstep
-	MOVQ CX, R13
+	MOVQ BX, R13
 
 appendDecode_zstep:
-	LEAQ           (DI)(R13*8), SI
-	IMUL3Q         $0x07, R13, R12
-	ADDQ           R10, R12
-	VPADDB         (SI), Z0, Z6
+	LEAQ           (R8)(R13*8), DI
+	IMUL3Q         $0x07, R13, R9
+	ADDQ           DX, R9
+	VPADDB         (DI), Z0, Z6
 	VPTESTMB       Z5, Z6, K1
 	KORTESTQ       K1, K1
 	JNZ            appendDecode_vgo
@@ -2473,19 +2533,19 @@ appendDecode_zstep:
 	VPTERNLOGQ     $0xe4, Z3, Z7, Z6
 	VPERMB         Z6, Z4, Z6
 	VALIGNQ        $0x03, Z6, Z6, Z7
-	VMOVDQU64      Y6, (R12)
-	VMOVDQU64      Y7, 24(R12)
+	VMOVDQU64      Y6, (R9)
+	VMOVDQU64      Y7, 24(R9)
 	ADDQ           $0x08, R13
-	CMPQ           R13, DX
+	CMPQ           R13, SI
 	JB             appendDecode_z
 	VZEROUPPER
 	JMP            appendDecode_steps_done
 
 appendDecode_y:
-	LEAQ           -4(DX), CX
-	MOVQ           DI, SI
-	MOVQ           R10, R12
-	VPADDB         (SI), Y0, Y6
+	LEAQ           -4(SI), BX
+	MOVQ           R8, DI
+	MOVQ           DX, R9
+	VPADDB         (DI), Y0, Y6
 	VPTESTMB       Y5, Y6, K1
 	KORTESTD       K1, K1
 	JNZ            appendDecode_vgo
@@ -2494,12 +2554,12 @@ appendDecode_y:
 	VPTERNLOGQ     $0xe4, Y3, Y7, Y6
 	VPERMB         Y6, Y4, Y6
 	VALIGND        $0x03, Y6, Y6, Y7
-	VMOVDQU64      X6, (R12)
-	VMOVDQU64      X7, 12(R12)
-	LEAQ           (DI)(CX*8), SI
-	IMUL3Q         $0x07, CX, R12
-	ADDQ           R10, R12
-	VPADDB         (SI), Y0, Y0
+	VMOVDQU64      X6, (R9)
+	VMOVDQU64      X7, 12(R9)
+	LEAQ           (R8)(BX*8), DI
+	IMUL3Q         $0x07, BX, R9
+	ADDQ           DX, R9
+	VPADDB         (DI), Y0, Y0
 	VPTESTMB       Y5, Y0, K1
 	KORTESTD       K1, K1
 	JNZ            appendDecode_vgo
@@ -2508,141 +2568,67 @@ appendDecode_y:
 	VPTERNLOGQ     $0xe4, Y3, Y2, Y0
 	VPERMB         Y0, Y4, Y0
 	VALIGND        $0x03, Y0, Y0, Y1
-	VMOVDQU64      X0, (R12)
-	VMOVDQU64      X1, 12(R12)
+	VMOVDQU64      X0, (R9)
+	VMOVDQU64      X1, 12(R9)
 	VZEROUPPER
 
 appendDecode_steps_done:
 	JMP appendDecode_tail
 
 appendDecode_scalar:
-	CMPQ DX, $0x10
+	CMPQ SI, $0x10
 	JAE  appendDecode_go
-	MOVQ $0xb1ffb1ffb1ffb200, CX
-	MOVQ $0xc000c000c000c000, R8
-	MOVQ $0x0fffc0000fffc000, R9
+	MOVQ $0xb1ffb1ffb1ffb200, R9
+	MOVQ $0xc000c000c000c000, R10
+	MOVQ $0x0fffc0000fffc000, R11
 
-appendDecode_words:
 appendDecode_word:
-	CMPQ   R13, DX
+	CMPQ   R13, SI
 	JAE    appendDecode_tail
-	MOVQ   (DI)(R13*8), R12
-	BSWAPQ R12
-	ADDQ   CX, R12
-	TESTQ  R8, R12
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
 	JNZ    appendDecode_go
-	MOVQ   R12, SI
-	SHRQ   $0x02, SI
-	ANDQ   R9, SI
-	LEAQ   (SI)(SI*2), SI
-	SUBQ   SI, R12
-	MOVL   R12, SI
-	IMUL3Q $0x000000f0, SI, SI
-	SHLQ   $0x04, R12
-	ADDQ   SI, R12
-	BSWAPQ R12
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
 	IMUL3Q $0x07, R13, R14
 	INCQ   R13
-	LEAQ   8(R14), SI
-	CMPQ   SI, R11
+	LEAQ   8(R14), DI
+	CMPQ   DI, R12
 	JA     appendDecode_seven
-	MOVQ   R12, (R10)(R14*1)
+	MOVQ   BX, (DX)(R14*1)
 	JMP    appendDecode_word
 
 appendDecode_seven:
-	MOVL R12, (R10)(R14*1)
-	SHRQ $0x18, R12
-	MOVL R12, 3(R10)(R14*1)
+	MOVL BX, (DX)(R14*1)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)(R14*1)
 	JMP  appendDecode_word
 
 appendDecode_tail:
-	TESTQ  BX, BX
+	TESTQ  AX, AX
 	JZ     appendDecode_return
-	LEAQ   -4(AX), CX
-	ANDQ   $0x06, CX
-	ADDQ   $0x02, CX
-	SHLQ   $0x03, CX
-	NEGQ   CX
-	CMPQ   AX, $0x0a
-	JB     appendDecode_short
-	MOVQ   -10(DI)(AX*1), R12
-	BSWAPQ R12
-	SHLQ   CL, R12
+	LEAQ   rawDecTail<>+0(SB), R9
+	LEAQ   -4(CX), DI
+	ANDQ   $0x06, DI
+	MOVQ   -10(R8)(CX*1), BX
+	BSWAPQ BX
+	IMULQ  128(R9)(DI*8), BX
+	SUBQ   64(R9)(DI*8), BX
+	LEAQ   (SI)(SI*2), R14
+	LEAQ   (SI)(R14*2), R14
+	ADDQ   R14, DX
+	SUBQ   R14, R12
 	JMP    appendDecode_units
-
-appendDecode_short:
-	CMPQ   AX, $0x08
-	JB     appendDecode_short6
-	MOVQ   (DI), R12
-	BSWAPQ R12
-	SHRQ   $0x10, R12
-	SHLQ   $0x10, R12
-	JMP    appendDecode_units
-
-appendDecode_short6:
-	MOVL   (DI), R12
-	BSWAPL R12
-	SHLQ   $0x20, R12
-	CMPQ   AX, $0x06
-	JE     appendDecode_units
-	SHRQ   $0x30, R12
-	SHLQ   $0x30, R12
-
-appendDecode_units:
-	MOVQ   $0x4e004e004e004e00, SI
-	SHRQ   CL, SI
-	SHLQ   CL, SI
-	SUBQ   SI, R12
-	TESTQ  R8, R12
-	JNZ    appendDecode_go
-	MOVQ   R12, SI
-	SHRQ   $0x02, SI
-	ANDQ   R9, SI
-	LEAQ   (SI)(SI*2), SI
-	SUBQ   SI, R12
-	MOVL   R12, SI
-	IMUL3Q $0x000000f0, SI, SI
-	SHLQ   $0x04, R12
-	ADDQ   SI, R12
-	MOVQ   e+0(FP), AX
-	CMPB   2(AX), $0x00
-	JE     appendDecode_store
-	MOVQ   BX, CX
-	SHLQ   $0x03, CX
-	MOVQ   R12, SI
-	SHLQ   CL, SI
-	TESTQ  SI, SI
-	JNZ    appendDecode_go
-
-appendDecode_store:
-	BSWAPQ R12
-	LEAQ   (DX)(DX*2), R14
-	LEAQ   (DX)(R14*2), R14
-	LEAQ   8(R14), SI
-	CMPQ   SI, R11
-	JA     appendDecode_exact
-	MOVQ   R12, (R10)(R14*1)
-	JMP    appendDecode_return
-
-appendDecode_exact:
-	ADDQ  R10, R14
-	TESTQ $0x00000004, BX
-	JZ    appendDecode_exact2
-	MOVL  R12, (R14)
-	SHRQ  $0x20, R12
-	ADDQ  $0x04, R14
-
-appendDecode_exact2:
-	TESTQ $0x00000002, BX
-	JZ    appendDecode_exact1
-	MOVW  R12, (R14)
-	SHRQ  $0x10, R12
-	ADDQ  $0x02, R14
-
-appendDecode_exact1:
-	TESTQ $0x00000001, BX
-	JZ    appendDecode_return
-	MOVB  R12, (R14)
 
 appendDecode_return:
 	XORL AX, AX
@@ -2651,76 +2637,157 @@ appendDecode_return:
 	RET
 
 appendDecode_tiny:
-	CMPB    -2(DI)(AX*1), $0x3d
+	LEAQ    rawDecTail<>+0(SB), R9
+	MOVQ    256(R9)(CX*8), DX
+	TESTQ   DX, DX
+	JZ      appendDecode_go
+	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     appendDecode_group
-	MOVBQZX -1(DI)(AX*1), BX
-	LEAQ    4(BX), SI
-	SUBQ    AX, SI
-	CMPQ    SI, $0x01
+	MOVBQZX -1(R8)(CX*1), AX
+	CMPQ    AX, $0x07
 	JA      appendDecode_go
-	LEAQ    -1(BX), SI
-	CMPQ    SI, $0x06
-	JAE     appendDecode_go
-	MOVQ    dst_cap+24(FP), R11
-	MOVQ    dst_len+16(FP), R10
-	SUBQ    R10, R11
-	ADDQ    dst_base+8(FP), R10
-	CMPQ    R11, BX
+	BTQ     AX, DX
+	JCC     appendDecode_go
+	MOVQ    dst_cap+24(FP), R12
+	MOVQ    dst_len+16(FP), DX
+	SUBQ    DX, R12
+	ADDQ    dst_base+8(FP), DX
+	CMPQ    R12, AX
 	JB      appendDecode_go
-	MOVQ    dst_base+8(FP), SI
-	MOVQ    SI, out_base+56(FP)
-	MOVQ    dst_len+16(FP), SI
-	ADDQ    BX, SI
-	MOVQ    SI, out_len+64(FP)
-	MOVQ    dst_cap+24(FP), SI
-	MOVQ    SI, out_cap+72(FP)
-	MOVQ    $0xc000c000c000c000, R8
-	MOVQ    $0x0fffc0000fffc000, R9
-	XORL    DX, DX
-	CMPQ    AX, $0x08
-	JB      appendDecode_tiny4
-	MOVQ    (DI), R12
-	BSWAPQ  R12
-	JMP     appendDecode_tinyshift
+	MOVQ    dst_base+8(FP), DI
+	MOVQ    DI, out_base+56(FP)
+	MOVQ    dst_len+16(FP), DI
+	ADDQ    AX, DI
+	MOVQ    DI, out_len+64(FP)
+	MOVQ    dst_cap+24(FP), DI
+	MOVQ    DI, out_cap+72(FP)
+	CMPQ    CX, $0x08
+	JAE     appendDecode_tiny8
+	MOVL    (R8), BX
+	BSWAPL  BX
+	SHLQ    $0x20, BX
 
-appendDecode_tiny4:
-	MOVL   (DI), R12
-	BSWAPL R12
-	SHLQ   $0x20, R12
+appendDecode_tinymask:
+	ANDQ -32(R9)(CX*8), BX
+	SUBQ 32(R9)(CX*8), BX
 
-appendDecode_tinyshift:
-	MOVQ AX, CX
+appendDecode_units:
+	TESTQ  BX, 352(R9)
+	JNZ    appendDecode_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	MOVQ   e+0(FP), CX
+	CMPB   2(CX), $0x00
+	JNE    appendDecode_strict
+
+appendDecode_store:
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     appendDecode_exact
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+80(FP)
+	MOVQ   AX, err_data+88(FP)
+	RET
+
+appendDecode_exact:
+	CMPQ AX, $0x02
+	JB   appendDecode_exact1
+	CMPQ AX, $0x04
+	JB   appendDecode_exact2
+	MOVL BX, (DX)
+	LEAQ -4(AX), CX
 	SHLQ $0x03, CX
-	NEGQ CX
-	ADDQ $0x50, CX
-	SHRQ CL, R12
-	SHLQ CL, R12
-	JMP  appendDecode_units
+	SHRQ CL, BX
+	MOVL BX, -4(DX)(AX*1)
+	XORL AX, AX
+	MOVQ AX, err_itable+80(FP)
+	MOVQ AX, err_data+88(FP)
+	RET
+
+appendDecode_exact2:
+	MOVW BX, (DX)
+	LEAQ -2(AX), CX
+	SHLQ $0x03, CX
+	SHRQ CL, BX
+	MOVW BX, -2(DX)(AX*1)
+	XORL AX, AX
+	MOVQ AX, err_itable+80(FP)
+	MOVQ AX, err_data+88(FP)
+	RET
+
+appendDecode_exact1:
+	MOVB BL, (DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+80(FP)
+	MOVQ AX, err_data+88(FP)
+	RET
+
+appendDecode_tiny8:
+	MOVQ   (R8), BX
+	BSWAPQ BX
+	JMP    appendDecode_tinymask
+
+appendDecode_strict:
+	TESTQ BX, 192(R9)(AX*8)
+	JNZ   appendDecode_go
+	JMP   appendDecode_store
 
 appendDecode_group:
-	CMPQ AX, $0x08
-	JNE  appendDecode_go
-	MOVQ dst_cap+24(FP), R11
-	MOVQ dst_len+16(FP), R10
-	SUBQ R10, R11
-	ADDQ dst_base+8(FP), R10
-	CMPQ R11, $0x07
-	JB   appendDecode_go
-	MOVL $0x00000007, CX
-	MOVQ dst_base+8(FP), SI
-	MOVQ SI, out_base+56(FP)
-	MOVQ dst_len+16(FP), SI
-	ADDQ CX, SI
-	MOVQ SI, out_len+64(FP)
-	MOVQ dst_cap+24(FP), SI
-	MOVQ SI, out_cap+72(FP)
-	MOVL $0x00000001, DX
-	XORL BX, BX
-	XORL R13, R13
-	MOVQ $0xb1ffb1ffb1ffb200, CX
-	MOVQ $0xc000c000c000c000, R8
-	MOVQ $0x0fffc0000fffc000, R9
-	JMP  appendDecode_words
+	CMPQ   CX, $0x08
+	JNE    appendDecode_go
+	MOVQ   dst_cap+24(FP), R12
+	MOVQ   dst_len+16(FP), DX
+	SUBQ   DX, R12
+	ADDQ   dst_base+8(FP), DX
+	CMPQ   R12, $0x07
+	JB     appendDecode_go
+	MOVL   $0x00000007, BX
+	MOVQ   dst_base+8(FP), DI
+	MOVQ   DI, out_base+56(FP)
+	MOVQ   dst_len+16(FP), DI
+	ADDQ   BX, DI
+	MOVQ   DI, out_len+64(FP)
+	MOVQ   dst_cap+24(FP), DI
+	MOVQ   DI, out_cap+72(FP)
+	MOVQ   (R8), BX
+	BSWAPQ BX
+	ADDQ   344(R9), BX
+	TESTQ  BX, 352(R9)
+	JNZ    appendDecode_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     appendDecode_group7
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+80(FP)
+	MOVQ   AX, err_data+88(FP)
+	RET
+
+appendDecode_group7:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+80(FP)
+	MOVQ AX, err_data+88(FP)
+	RET
 
 appendDecode_go:
 	JMP ·appendDecodeGo(SB)

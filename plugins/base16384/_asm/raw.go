@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/binary"
+
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/ir"
@@ -494,9 +496,16 @@ func encodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
 
 // decodeConsts are the constants that the words of decodeRaw take from
 // registers: -UnitBase, BadBits and the mask of fieldsWord.
-type decodeConsts struct{ bias, bad, hi14 reg.GPVirtual }
+type decodeConsts struct{ bias, bad, hi14 Op }
 
 func newDecodeConsts() decodeConsts { return decodeConsts{GP64(), GP64(), GP64()} }
+
+// tableConsts returns the constants as operands in tailTable's table, whose
+// address is in tab: no registers to load, for code that runs once.
+func tableConsts(tab reg.GPVirtual) decodeConsts {
+	at := func(off int) Mem { return Mem{Base: tab, Disp: off} }
+	return decodeConsts{at(tailNegBase), at(tailBad), at(tailHi14)}
+}
 
 // load emits the loads of the constants into their registers, bias
 // (which only the groups use) when groups is set.
@@ -532,21 +541,20 @@ func decodeRaw(f rawFunc) {
 		"here, the rest by a jump to it.")
 	fallback := f.ref("go")
 
-	// 4 <= n < 8*rawLargeGroups, n even, no checksum; the rest (empty
-	// input too) is the Go code's.
+	// No checksum, and 4 <= n < 8*rawLargeGroups, n even (the tiny code
+	// checks n up to 10); the rest (empty input too) is the Go code's.
 	n, g, r, t := GP64(), GP64(), GP64(), GP64()
-	Load(Param("src").Len(), n)
-	LEAQ(Mem{Base: n, Disp: -4}, t)
-	CMPQ(t, U32(8*rawLargeGroups-4))
-	JAE(fallback)
-	TESTQ(U32(1), n)
-	JNZ(fallback)
 	f.jumpIfOption(cfgChecksum, fallback)
+	Load(Param("src").Len(), n)
 	src := GP64()
 	Load(Param("src").Base(), src)
 	c, dst, dlen, w := newDecodeConsts(), GP64(), GP64(), GP64()
 	CMPQ(n, U8(10))
 	JBE(f.ref("tiny"))
+	CMPQ(n, U32(8*rawLargeGroups))
+	JAE(fallback)
+	TESTQ(U32(1), n)
+	JNZ(fallback)
 
 	// The shape: g groups, then r bytes in k units and the marker. With a
 	// marker, 2k = n - 2 - 8g fixes k by n alone, so that the tail's loads
@@ -613,7 +621,7 @@ func decodeRaw(f rawFunc) {
 	MOVQ(Mem{Base: src, Index: i, Scale: 8}, w)
 	BSWAPQ(w)
 	ADDQ(c.bias, w)
-	TESTQ(c.bad, w)
+	TESTQ(w, c.bad)
 	JNZ(fallback)
 	fieldsWord(w, t, c)
 	BSWAPQ(w)
@@ -626,140 +634,118 @@ func decodeRaw(f rawFunc) {
 	JMP(f.ref("word"))
 	// The last 7 bytes: two 4-byte stores that overlap at byte 3.
 	Label(f.label("seven"))
-	MOVL(w.As32(), Mem{Base: dst, Index: o, Scale: 1})
-	SHRQ(U8(24), w)
-	MOVL(w.As32(), Mem{Base: dst, Index: o, Scale: 1, Disp: 3})
+	storeSeven(w, Mem{Base: dst, Index: o, Scale: 1})
 	JMP(f.ref("word"))
 
-	// The tail: the k data units before the marker at the top of w, zeros
-	// below.
+	// The tail (n >= 12 here): its k units, the 8 bytes before the
+	// marker, moved to the top of w by a multiply, zeros below; then dst
+	// and dlen describe the room from the tail's first byte.
 	Label(f.label("tail"))
 	TESTQ(r, r)
 	JZ(f.ref("return"))
-	// s = 64 - 16k = -8*(((n-4)&6) + 2) mod 64, in CL.
-	LEAQ(Mem{Base: n, Disp: -4}, reg.RCX)
-	ANDQ(U8(6), reg.RCX)
-	ADDQ(U8(2), reg.RCX)
-	SHLQ(U8(3), reg.RCX)
-	NEGQ(reg.RCX)
-	CMPQ(n, U8(10))
-	JB(f.ref("short"))
+	tab, m := GP64(), GP64()
+	LEAQ(tailTable(), tab)
+	LEAQ(Mem{Base: n, Disp: -4}, m)
+	ANDQ(U8(6), m) // the tail's bytes, marker included, less 4
 	MOVQ(Mem{Base: src, Index: n, Scale: 1, Disp: -10}, w)
 	BSWAPQ(w)
-	SHLQ(reg.CL, w)
-	JMP(f.ref("units"))
-	Label(f.label("short")) // n = 4, 6 or 8: src is the tail
-	CMPQ(n, U8(8))
-	JB(f.ref("short6"))
-	MOVQ(Mem{Base: src}, w)
-	BSWAPQ(w)
-	SHRQ(U8(16), w)
-	SHLQ(U8(16), w)
-	JMP(f.ref("units"))
-	Label(f.label("short6"))
-	MOVL(Mem{Base: src}, w.As32())
-	BSWAPL(w.As32())
-	SHLQ(U8(32), w)
-	CMPQ(n, U8(6))
-	JE(f.ref("units"))
-	SHRQ(U8(48), w) // n = 4: the one unit
-	SHLQ(U8(48), w)
-	Label(f.label("units"))
-	// Subtract UnitBase from the k top lanes only.
-	MOVQ(U64(0x4E004E004E004E00), t)
-	SHRQ(reg.CL, t)
-	SHLQ(reg.CL, t)
-	SUBQ(t, w)
-	TESTQ(c.bad, w)
-	JNZ(fallback)
-	fieldsWord(w, t, c)
-	if !f.std {
-		// strict: the pad bits, all those past the tail's r bytes, are
-		// zero.
-		e := GP64()
-		Load(Param("e"), e)
-		CMPB(Mem{Base: e, Disp: cfgStrict}, U8(0))
-		JE(f.ref("store"))
-		MOVQ(r, reg.RCX)
-		SHLQ(U8(3), reg.RCX)
-		MOVQ(w, t)
-		SHLQ(reg.CL, t)
-		TESTQ(t, t)
-		JNZ(fallback)
-		Label(f.label("store"))
-	}
-	BSWAPQ(w)
+	IMULQ(Mem{Base: tab, Index: m, Scale: 8, Disp: tailShift}, w)
+	SUBQ(Mem{Base: tab, Index: m, Scale: 8, Disp: tailBias}, w)
 	LEAQ(Mem{Base: g, Index: g, Scale: 2}, o)
 	LEAQ(Mem{Base: g, Index: o, Scale: 2}, o) // 7g
-	LEAQ(Mem{Base: o, Disp: 8}, t)
-	CMPQ(t, dlen)
-	JA(f.ref("exact"))
-	MOVQ(w, Mem{Base: dst, Index: o, Scale: 1})
-	JMP(f.ref("return"))
-	Label(f.label("exact"))
-	ADDQ(dst, o)
-	TESTQ(U32(4), r)
-	JZ(f.ref("exact2"))
-	MOVL(w.As32(), Mem{Base: o})
-	SHRQ(U8(32), w)
-	ADDQ(U8(4), o)
-	Label(f.label("exact2"))
-	TESTQ(U32(2), r)
-	JZ(f.ref("exact1"))
-	MOVW(w.As16(), Mem{Base: o})
-	SHRQ(U8(16), w)
-	ADDQ(U8(2), o)
-	Label(f.label("exact1"))
-	TESTQ(U32(1), r)
-	JZ(f.ref("return"))
-	MOVB(w.As8(), Mem{Base: o})
+	ADDQ(o, dst)
+	SUBQ(o, dlen)
+	JMP(f.ref("units"))
 
 	Label(f.label("return"))
 	f.returnOK()
 
 	// A tail alone, 1 to 6 bytes in n = 4 to 10 (the shortest messages):
 	// n = 2k + 2 fixes the k units, and r must be 2k-2 or 2k-1 (n-4 or n-3)
-	// and 1..6. The units are loaded at the top of w, zeros below, and the
-	// tail's code decodes them.
+	// and 1..6, a bit of the word at tailValid + 8n. The units are loaded
+	// at the top of w and masked, zeros below, for the tail's code that
+	// follows.
 	Label(f.label("tiny"))
+	valid := GP64()
+	LEAQ(tailTable(), tab)
+	MOVQ(Mem{Base: tab, Index: n, Scale: 8, Disp: tailValid}, valid)
+	TESTQ(valid, valid)
+	JZ(fallback) // n is not 4, 6, 8 or 10
 	CMPB(Mem{Base: src, Index: n, Scale: 1, Disp: -2}, U8(0x3D))
 	JNE(f.ref("group"))
 	MOVBQZX(Mem{Base: src, Index: n, Scale: 1, Disp: -1}, r)
-	LEAQ(Mem{Base: r, Disp: 4}, t)
-	SUBQ(n, t)
-	CMPQ(t, U8(1))
+	CMPQ(r, U8(7))
 	JA(fallback)
-	LEAQ(Mem{Base: r, Disp: -1}, t)
-	CMPQ(t, U8(6))
-	JAE(fallback)
+	BTQ(r, valid)
+	JCC(fallback)
 	f.loadDst(dst, dlen)
 	CMPQ(dlen, r)
 	JB(fallback)
 	f.storeSize(r, t)
-	c.load(false)
-	XORL(g.As32(), g.As32())
-	// 8 bytes from n = 8, 4 below: the shifts cut off what follows the
-	// units (the marker, for n = 4 and 8).
+	// 4 bytes below n = 8 (1 to 3 bytes decoded), 8 from there.
 	CMPQ(n, U8(8))
-	JB(f.ref("tiny4"))
-	MOVQ(Mem{Base: src}, w)
-	BSWAPQ(w)
-	JMP(f.ref("tinyshift"))
-	Label(f.label("tiny4"))
+	JAE(f.ref("tiny8"))
 	MOVL(Mem{Base: src}, w.As32())
 	BSWAPL(w.As32())
 	SHLQ(U8(32), w)
-	Label(f.label("tinyshift"))
-	// s = 64 - 16k = 80 - 8n, in CL.
-	MOVQ(n, reg.RCX)
-	SHLQ(U8(3), reg.RCX)
-	NEGQ(reg.RCX)
-	ADDQ(U8(80), reg.RCX)
-	SHRQ(reg.CL, w)
-	SHLQ(reg.CL, w)
-	JMP(f.ref("units"))
+	Label(f.label("tinymask"))
+	ANDQ(Mem{Base: tab, Index: n, Scale: 8, Disp: tailMask - 32}, w)
+	SUBQ(Mem{Base: tab, Index: n, Scale: 8, Disp: tailBias - 32}, w)
 
-	// No marker in 4 to 10 bytes: one group (7 bytes), for the words.
+	// The tail's k units less UnitBase at the top of w, zeros below, to
+	// its r bytes at dst, with dlen bytes of room.
+	Label(f.label("units"))
+	tc := tableConsts(tab)
+	TESTQ(w, tc.bad)
+	JNZ(fallback)
+	fieldsWord(w, t, tc)
+	if !f.std {
+		f.jumpIfOption(cfgStrict, f.ref("strict"))
+		Label(f.label("store"))
+	}
+	BSWAPQ(w)
+	CMPQ(dlen, U8(8))
+	JB(f.ref("exact"))
+	MOVQ(w, Mem{Base: dst})
+	f.returnOK()
+	// Exactly r bytes: two stores that overlap unless r is 2 or 4.
+	Label(f.label("exact"))
+	CMPQ(r, U8(2))
+	JB(f.ref("exact1"))
+	CMPQ(r, U8(4))
+	JB(f.ref("exact2"))
+	MOVL(w.As32(), Mem{Base: dst})
+	LEAQ(Mem{Base: r, Disp: -4}, reg.RCX)
+	SHLQ(U8(3), reg.RCX)
+	SHRQ(reg.CL, w)
+	MOVL(w.As32(), Mem{Base: dst, Index: r, Scale: 1, Disp: -4})
+	f.returnOK()
+	Label(f.label("exact2"))
+	MOVW(w.As16(), Mem{Base: dst})
+	LEAQ(Mem{Base: r, Disp: -2}, reg.RCX)
+	SHLQ(U8(3), reg.RCX)
+	SHRQ(reg.CL, w)
+	MOVW(w.As16(), Mem{Base: dst, Index: r, Scale: 1, Disp: -2})
+	f.returnOK()
+	Label(f.label("exact1"))
+	MOVB(w.As8(), Mem{Base: dst})
+	f.returnOK()
+
+	Label(f.label("tiny8"))
+	MOVQ(Mem{Base: src}, w)
+	BSWAPQ(w)
+	JMP(f.ref("tinymask"))
+
+	if !f.std {
+		// strict: the pad bits, all those past the tail's r bytes, are
+		// zero.
+		Label(f.label("strict"))
+		TESTQ(w, Mem{Base: tab, Index: r, Scale: 8, Disp: tailPad})
+		JNZ(fallback)
+		JMP(f.ref("store"))
+	}
+
+	// No marker in 4 to 10 bytes: one group (7 bytes).
 	Label(f.label("group"))
 	CMPQ(n, U8(8))
 	JNE(fallback)
@@ -768,11 +754,20 @@ func decodeRaw(f rawFunc) {
 	JB(fallback)
 	MOVL(U32(7), size.As32())
 	f.storeSize(size, t)
-	MOVL(U32(1), g.As32())
-	XORL(r.As32(), r.As32())
-	XORL(i.As32(), i.As32())
-	c.load(true)
-	JMP(f.ref("words"))
+	MOVQ(Mem{Base: src}, w)
+	BSWAPQ(w)
+	ADDQ(tc.bias, w)
+	TESTQ(w, tc.bad)
+	JNZ(fallback)
+	fieldsWord(w, t, tc)
+	BSWAPQ(w)
+	CMPQ(dlen, U8(8))
+	JB(f.ref("group7"))
+	MOVQ(w, Mem{Base: dst})
+	f.returnOK()
+	Label(f.label("group7"))
+	storeSeven(w, Mem{Base: dst})
+	f.returnOK()
 
 	Label(f.label("go"))
 	tailJump("·" + f.fallback)
@@ -781,6 +776,58 @@ func decodeRaw(f rawFunc) {
 	VZEROUPPER()
 	tailJump("·" + f.fallback)
 }
+
+// storeSeven emits the store of the 7 bytes of w (in memory order) at at:
+// two 4-byte stores that overlap at byte 3. It changes w.
+func storeSeven(w reg.GPVirtual, at Mem) {
+	MOVL(w.As32(), at)
+	SHRQ(U8(24), w)
+	MOVL(w.As32(), at.Offset(3))
+}
+
+// tailTable returns the table of the tail's code in decodeRaw. For a tail
+// of k units, its m = 2k + 2 bytes with the marker (4 to 10), the word at
+// tailMask + 8(m-4) keeps the top 16k bits, the one at tailBias + 8(m-4)
+// is UnitBase in those bits and the one at tailShift + 8(m-4) is
+// 2^(64-16k), which moves them there from the bottom; for a tail of r
+// bytes, the word at tailPad + 8r holds the bits of a decoded word past
+// them. The word at tailValid + 8n has bit r set when a tail alone of r
+// bytes is n bytes long; then come -UnitBase, BadBits and the mask of
+// fieldsWord (tableConsts).
+func tailTable() Mem {
+	b := make([]byte, tailHi14+8)
+	for m := 4; m <= 10; m += 2 {
+		k := uint((m - 2) / 2)
+		mask := ^uint64(0) << (64 - 16*k)
+		binary.LittleEndian.PutUint64(b[tailMask+8*(m-4):], mask)
+		binary.LittleEndian.PutUint64(b[tailBias+8*(m-4):], 0x4E004E004E004E00&mask)
+		binary.LittleEndian.PutUint64(b[tailShift+8*(m-4):], 1<<(64-16*k))
+	}
+	for r := 1; r < 8; r++ {
+		binary.LittleEndian.PutUint64(b[tailPad+8*r:], 1<<(64-8*uint(r))-1)
+	}
+	for r := 1; r <= 6; r++ {
+		// A tail alone of r bytes: n = 2k + 2 = (r+2)&^1 + 2.
+		n := (r+2)&^1 + 2
+		b[tailValid+8*n] |= 1 << r
+	}
+	binary.LittleEndian.PutUint64(b[tailNegBase:], -0x4E004E004E004E00&0xFFFFFFFFFFFFFFFF)
+	binary.LittleEndian.PutUint64(b[tailBad:], 0xC000C000C000C000)
+	binary.LittleEndian.PutUint64(b[tailHi14:], 0x0FFFC0000FFFC000)
+	return table("rawDecTail", b)
+}
+
+// The offsets of the parts of tailTable's table.
+const (
+	tailMask    = 0
+	tailBias    = 8 * 8
+	tailShift   = 2 * 8 * 8
+	tailPad     = 3 * 8 * 8
+	tailValid   = 4 * 8 * 8
+	tailNegBase = tailValid + 8*11
+	tailBad     = tailNegBase + 8
+	tailHi14    = tailBad + 8
+)
 
 // decodeRawSmall emits the AVX-512 path of decodeRaw for 1 to 3 groups
 // and a tail (n <= 32 bytes, size the decoded length): one load of the

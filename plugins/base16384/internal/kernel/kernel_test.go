@@ -125,12 +125,9 @@ func TestDecodeGenericBorrows(t *testing.T) {
 	}
 }
 
-// The units just inside and just outside U+4E00..U+8DFF, and others that
-// are bad in each of their bytes (a marker, a BOM).
-var (
-	goodEdgeUnits = []uint16{0x4E00, 0x4E01, 0x4EFF, 0x4F00, 0x8D00, 0x8DFE, 0x8DFF}
-	badUnitValues = []uint16{0x0000, 0x4DFF, 0x8E00, 0xFFFF, 0x3D01, 0xFEFF, 0xCE00, 0x0E00, 0x0D00}
-)
+// badUnitValues are units outside U+4E00..U+8DFF: just outside, and bad
+// in each of their bytes (a marker, a BOM).
+var badUnitValues = []uint16{0x0000, 0x4DFF, 0x8E00, 0xFFFF, 0x3D01, 0xFEFF, 0xCE00, 0x0E00, 0x0D00}
 
 // TestDecodeGenericBadUnitEverywhere puts a bad unit in every lane of two
 // steps and the groups after them: DecodeGeneric stops at its group, with

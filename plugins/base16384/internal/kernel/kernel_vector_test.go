@@ -147,6 +147,9 @@ func TestDecodeMatchesGeneric(t *testing.T) {
 	}
 }
 
+// goodEdgeUnits are the units just inside U+4E00..U+8DFF.
+var goodEdgeUnits = []uint16{0x4E00, 0x4E01, 0x4EFF, 0x4F00, 0x8D00, 0x8DFE, 0x8DFF}
+
 func TestDecodeBadUnitEverywhere(t *testing.T) {
 	for _, impl := range vectorImplsOrSkip(t) {
 		t.Run(impl.Name, func(t *testing.T) {
