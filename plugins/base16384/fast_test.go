@@ -166,8 +166,8 @@ func checkFastDecode(t *testing.T, what string, cfg config, in []byte) {
 
 // fastDecodeInputs returns the valid encodings of plain the fast decoding
 // paths take: raw, UTF-8, each with a byte order mark, the UTF-8 form with
-// line breaks at the end, and, for strict decoding to reject, with pad
-// bits set.
+// line breaks at the end, raw with the C CLI's checksum in the pad bits,
+// and, for strict decoding to reject, with pad bits set.
 func fastDecodeInputs(plain []byte) map[string][]byte {
 	raw := encodeWith(config{}, plain)
 	text := encodeWith(config{utf8: true}, plain)
@@ -175,6 +175,7 @@ func fastDecodeInputs(plain []byte) map[string][]byte {
 		"raw":          raw,
 		"utf8":         text,
 		"raw+bom":      encodeWith(config{bom: true}, plain),
+		"raw+checksum": encodeWith(config{checksum: true}, plain),
 		"utf8+bom":     encodeWith(config{utf8: true, bom: true}, plain),
 		"utf8+LF":      append(slices.Clone(text), '\n'),
 		"utf8+CRLFLF":  append(slices.Clone(text), "\r\n\n"...),
@@ -205,7 +206,7 @@ func TestFastDecode(t *testing.T) {
 				break
 			}
 			for name, in := range fastDecodeInputs(plain) {
-				for _, cfg := range []config{{}, {strict: true}, {skipGarbage: true}} {
+				for _, cfg := range []config{{}, {strict: true}, {skipGarbage: true}, {checksum: true}} {
 					checkFastDecode(t, name, cfg, in)
 				}
 				if i != 0 || n > 7*kernelGroups+10 && n != 7*2*kernelGroups+3 {

@@ -2039,9 +2039,6 @@ GLOBL rawDecTail<>(SB), RODATA|NOPTR, $368
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeRaw(SB), NOSPLIT, $0-80
-	MOVQ    e+0(FP), AX
-	CMPB    3(AX), $0x00
-	JNE     decodeRaw_go
 	MOVQ    src_len+40(FP), CX
 	MOVQ    src_base+32(FP), R8
 	CMPQ    CX, $0x0a
@@ -2090,8 +2087,8 @@ decodeRaw_shaped:
 	TESTQ          AX, AX
 	JZ             decodeRaw_scalar
 	MOVQ           e+0(FP), DI
-	CMPB           2(DI), $0x00
-	JNE            decodeRaw_scalar
+	TESTL          $0xffff0000, (DI)
+	JNZ            decodeRaw_scalar
 	MOVL           R8, DI
 	ANDL           $0x00000fff, DI
 	CMPL           DI, $0x00000fe0
@@ -2300,8 +2297,8 @@ decodeRaw_units:
 	SHLQ   $0x04, BX
 	ADDQ   DI, BX
 	MOVQ   e+0(FP), CX
-	CMPB   2(CX), $0x00
-	JNE    decodeRaw_strict
+	TESTL  $0xffff0000, (CX)
+	JNZ    decodeRaw_options
 
 decodeRaw_store:
 	BSWAPQ BX
@@ -2351,7 +2348,10 @@ decodeRaw_tiny8:
 	BSWAPQ BX
 	JMP    decodeRaw_tinymask
 
-decodeRaw_strict:
+decodeRaw_options:
+	MOVQ  e+0(FP), CX
+	TESTL $0xff000000, (CX)
+	JNZ   decodeRaw_go
 	TESTQ BX, 192(R9)(AX*8)
 	JNZ   decodeRaw_go
 	JMP   decodeRaw_store
@@ -2407,9 +2407,6 @@ decodeRaw_vgo:
 // func appendDecode(e *byte, dst []byte, src []byte) (out []byte, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendDecode(SB), NOSPLIT, $0-96
-	MOVQ    e+0(FP), AX
-	CMPB    3(AX), $0x00
-	JNE     appendDecode_go
 	MOVQ    src_len+40(FP), CX
 	MOVQ    src_base+32(FP), R8
 	CMPQ    CX, $0x0a
@@ -2466,8 +2463,8 @@ appendDecode_shaped:
 	TESTQ          AX, AX
 	JZ             appendDecode_scalar
 	MOVQ           e+0(FP), DI
-	CMPB           2(DI), $0x00
-	JNE            appendDecode_scalar
+	TESTL          $0xffff0000, (DI)
+	JNZ            appendDecode_scalar
 	MOVL           R8, DI
 	ANDL           $0x00000fff, DI
 	CMPL           DI, $0x00000fe0
@@ -2684,8 +2681,8 @@ appendDecode_units:
 	SHLQ   $0x04, BX
 	ADDQ   DI, BX
 	MOVQ   e+0(FP), CX
-	CMPB   2(CX), $0x00
-	JNE    appendDecode_strict
+	TESTL  $0xffff0000, (CX)
+	JNZ    appendDecode_options
 
 appendDecode_store:
 	BSWAPQ BX
@@ -2735,7 +2732,10 @@ appendDecode_tiny8:
 	BSWAPQ BX
 	JMP    appendDecode_tinymask
 
-appendDecode_strict:
+appendDecode_options:
+	MOVQ  e+0(FP), CX
+	TESTL $0xff000000, (CX)
+	JNZ   appendDecode_go
 	TESTQ BX, 192(R9)(AX*8)
 	JNZ   appendDecode_go
 	JMP   appendDecode_store

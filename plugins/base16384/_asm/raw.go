@@ -51,9 +51,13 @@ const (
 	cfgBOM      = 1
 	cfgStrict   = 2
 	cfgChecksum = 3
-	// cfgNotRaw tests the word at 0 for an option that makes encoding
-	// write more than the raw units: utf8, bom, checksum (not strict).
-	cfgNotRaw = 0xFF<<(8*cfgUTF8) | 0xFF<<(8*cfgBOM) | 0xFF<<(8*cfgChecksum)
+	// The options' bytes in that word, and those that make encoding
+	// write more than the raw units (not strict).
+	optUTF8     = 0xFF << (8 * cfgUTF8)
+	optBOM      = 0xFF << (8 * cfgBOM)
+	optStrict   = 0xFF << (8 * cfgStrict)
+	optChecksum = 0xFF << (8 * cfgChecksum)
+	optNotRaw   = optUTF8 | optBOM | optChecksum
 )
 
 // tailJump emits a jump to the Go function name (a tail call: the
@@ -186,16 +190,17 @@ func (f rawFunc) storeSize(size, t reg.GPVirtual) {
 	Store(t, out.Cap())
 }
 
-// jumpIfOption emits, in the method forms, a jump to to when the option at
-// offset option of the Encoding is set; StdEncoding sets none.
-func (f rawFunc) jumpIfOption(option int, to LabelRef) {
+// jumpIfOption emits, in the method forms, a jump to to when one of the
+// options in mask (opt constants) is set in the Encoding; StdEncoding sets
+// none.
+func (f rawFunc) jumpIfOption(mask uint32, to LabelRef) {
 	if f.std {
 		return
 	}
 	e := GP64()
 	Load(Param("e"), e)
-	CMPB(Mem{Base: e, Disp: option}, U8(0))
-	JNE(to)
+	TESTL(U32(mask), Mem{Base: e})
+	JNZ(to)
 }
 
 // returnOK emits the return of success, the result stored before.
@@ -257,12 +262,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 		"rest by a jump to it.")
 	fallback := f.ref("go")
 
-	if !f.std {
-		e := GP64()
-		Load(Param("e"), e)
-		TESTL(U32(cfgNotRaw), Mem{Base: e})
-		JNZ(fallback)
-	}
+	f.jumpIfOption(optNotRaw, fallback)
 	n := GP64()
 	Load(Param("src").Len(), n)
 	CMPQ(n, U32(7*rawLargeGroups))
@@ -534,17 +534,17 @@ func fieldsWord(w, t reg.GPVirtual, c decodeConsts) {
 	ADDQ(t, w)
 }
 
-// decodeRaw emits decodeRaw or decodeStd. With a checksum everything goes
-// to the Go code; strict makes non-zero pad bits go there.
+// decodeRaw emits decodeRaw or decodeStd. With a checksum a tail goes to
+// the Go code, which checks its pad bits (whole groups have none); strict
+// makes non-zero pad bits go there.
 func decodeRaw(f rawFunc) {
 	f.text(f.name+" is "+f.fallback+": small valid inputs in the raw form",
 		"here, the rest by a jump to it.")
 	fallback := f.ref("go")
 
-	// No checksum, and 4 <= n < 8*rawLargeGroups, n even (the tiny code
-	// checks n up to 10); the rest (empty input too) is the Go code's.
+	// 4 <= n < 8*rawLargeGroups, n even (the tiny code checks n up to 10);
+	// the rest (empty input too) is the Go code's.
 	n, g, r, t := GP64(), GP64(), GP64(), GP64()
-	f.jumpIfOption(cfgChecksum, fallback)
 	Load(Param("src").Len(), n)
 	src := GP64()
 	Load(Param("src").Base(), src)
@@ -700,7 +700,7 @@ func decodeRaw(f rawFunc) {
 	JNZ(fallback)
 	fieldsWord(w, t, tc)
 	if !f.std {
-		f.jumpIfOption(cfgStrict, f.ref("strict"))
+		f.jumpIfOption(optStrict|optChecksum, f.ref("options"))
 		Label(f.label("store"))
 	}
 	BSWAPQ(w)
@@ -737,9 +737,10 @@ func decodeRaw(f rawFunc) {
 	JMP(f.ref("tinymask"))
 
 	if !f.std {
-		// strict: the pad bits, all those past the tail's r bytes, are
-		// zero.
-		Label(f.label("strict"))
+		// A checksum is the Go code's; strict: the pad bits, all those
+		// past the tail's r bytes, are zero.
+		Label(f.label("options"))
+		f.jumpIfOption(optChecksum, fallback)
 		TESTQ(w, Mem{Base: tab, Index: r, Scale: 8, Disp: tailPad})
 		JNZ(fallback)
 		JMP(f.ref("store"))
@@ -839,10 +840,10 @@ const (
 // scalar, and the words, where the accesses' 32 bytes would reach into the
 // next page (a masked access whose masked-off bytes do takes a microcode
 // assist; see docs/asm.md) and, in the method form, when the Encoding is
-// strict (the word code checks the pad bits).
+// strict or has a checksum (the tail's word code sees to them).
 func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	scalar := f.ref("scalar")
-	f.jumpIfOption(cfgStrict, scalar)
+	f.jumpIfOption(optStrict|optChecksum, scalar)
 	t := GP64()
 	for _, p := range []reg.GPVirtual{src, dst} {
 		MOVL(p.As32(), t.As32())
