@@ -9,6 +9,12 @@ import "github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 // 256- and 128-bit forms of their instructions (AVX-512 VL).
 var useAVX512 = kernel.AVX512VL
 
+// useBMI2 turns on pdep and pext in encodeRaw and decodeRaw, in place of
+// the shifts and masks of a word: with the AVX-512 kernels, whose
+// processors have BMI2 and run them in a cycle (AMD's before Zen 3, which
+// have no AVX-512, take dozens).
+var useBMI2 = kernel.AVX512VL
+
 // encodeStd is encodeStdGo, in raw_amd64.s: the raw form of small inputs
 // in one call without a frame, the rest by a jump to encodeStdGo.
 func encodeStd(dst, src []byte) (n int, err error)

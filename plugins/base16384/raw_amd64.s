@@ -847,7 +847,7 @@ DATA rawEncShape<>+6712(SB)/8, $0x06020600060005fe
 GLOBL rawEncShape<>(SB), RODATA|NOPTR, $6720
 
 // func encodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·encodeStd(SB), NOSPLIT, $0-72
 	MOVQ    src_len+32(FP), AX
 	CMPQ    AX, $0x00000540
@@ -941,18 +941,13 @@ encodeStd_word:
 	JAE    encodeStd_last
 	MOVQ   (DI)(R14*1), R12
 	BSWAPQ R12
-	MOVQ   R12, SI
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     encodeStd_word_words
 	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
+	PDEPQ  rawDecTail<>+368(SB), R12, R12
 	ADDQ   R11, R12
+
+encodeStd_word_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	ADDQ   $0x07, R14
@@ -979,18 +974,13 @@ encodeStd_seven:
 	ORQ    SI, R12
 
 encodeStd_lastword:
-	MOVQ   R12, SI
-	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
-	ADDQ   R11, R12
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    encodeStd_last_words
+	SHRQ  $0x08, R12
+	PDEPQ rawDecTail<>+368(SB), R12, R12
+	ADDQ  R11, R12
+
+encodeStd_last_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	JMP    encodeStd_return
@@ -1037,18 +1027,13 @@ encodeStd_short1:
 	SHLQ    $0x38, R12
 
 encodeStd_units:
-	MOVQ   R12, SI
-	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
-	ADDQ   R11, R12
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    encodeStd_tail_words
+	SHRQ  $0x08, R12
+	PDEPQ rawDecTail<>+368(SB), R12, R12
+	ADDQ  R11, R12
+
+encodeStd_tail_done:
 	CMPQ   BX, $0x06
 	JNE    encodeStd_k3
 	BSWAPQ R12
@@ -1086,6 +1071,51 @@ encodeStd_return:
 	MOVQ AX, err_data+64(FP)
 	RET
 
+encodeStd_word_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  encodeStd_word_done
+
+encodeStd_last_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  encodeStd_last_done
+
+encodeStd_tail_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  encodeStd_tail_done
+
 encodeStd_go:
 	JMP ·encodeStdGo(SB)
 
@@ -1114,8 +1144,57 @@ DATA rawEncGatherY<>+16(SB)/8, $0x0e0e0f1415161718
 DATA rawEncGatherY<>+24(SB)/8, $0x19191a1b1c1d1e1f
 GLOBL rawEncGatherY<>(SB), RODATA|NOPTR, $32
 
+DATA rawDecTail<>+0(SB)/8, $0xffff000000000000
+DATA rawDecTail<>+8(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+16(SB)/8, $0xffffffff00000000
+DATA rawDecTail<>+24(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+32(SB)/8, $0xffffffffffff0000
+DATA rawDecTail<>+40(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+48(SB)/8, $0xffffffffffffffff
+DATA rawDecTail<>+56(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+64(SB)/8, $0x4e00000000000000
+DATA rawDecTail<>+72(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+80(SB)/8, $0x4e004e0000000000
+DATA rawDecTail<>+88(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+96(SB)/8, $0x4e004e004e000000
+DATA rawDecTail<>+104(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+112(SB)/8, $0x4e004e004e004e00
+DATA rawDecTail<>+120(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+128(SB)/8, $0x0001000000000000
+DATA rawDecTail<>+136(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+144(SB)/8, $0x0000000100000000
+DATA rawDecTail<>+152(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+160(SB)/8, $0x0000000000010000
+DATA rawDecTail<>+168(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+176(SB)/8, $0x0000000000000001
+DATA rawDecTail<>+184(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+192(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+200(SB)/8, $0x00ffffffffffffff
+DATA rawDecTail<>+208(SB)/8, $0x0000ffffffffffff
+DATA rawDecTail<>+216(SB)/8, $0x000000ffffffffff
+DATA rawDecTail<>+224(SB)/8, $0x00000000ffffffff
+DATA rawDecTail<>+232(SB)/8, $0x0000000000ffffff
+DATA rawDecTail<>+240(SB)/8, $0x000000000000ffff
+DATA rawDecTail<>+248(SB)/8, $0x00000000000000ff
+DATA rawDecTail<>+256(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+264(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+272(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+280(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+288(SB)/8, $0x0000000000000002
+DATA rawDecTail<>+296(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+304(SB)/8, $0x000000000000000c
+DATA rawDecTail<>+312(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+320(SB)/8, $0x0000000000000030
+DATA rawDecTail<>+328(SB)/8, $0x0000000000000000
+DATA rawDecTail<>+336(SB)/8, $0x0000000000000040
+DATA rawDecTail<>+344(SB)/8, $0xb1ffb1ffb1ffb200
+DATA rawDecTail<>+352(SB)/8, $0xc000c000c000c000
+DATA rawDecTail<>+360(SB)/8, $0x0fffc0000fffc000
+DATA rawDecTail<>+368(SB)/8, $0x3fff3fff3fff3fff
+GLOBL rawDecTail<>(SB), RODATA|NOPTR, $376
+
 // func encodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·encodeRaw(SB), NOSPLIT, $0-80
 	MOVQ    e+0(FP), AX
 	TESTL   $0xff00ffff, (AX)
@@ -1212,18 +1291,13 @@ encodeRaw_word:
 	JAE    encodeRaw_last
 	MOVQ   (DI)(R14*1), R12
 	BSWAPQ R12
-	MOVQ   R12, SI
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     encodeRaw_word_words
 	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
+	PDEPQ  rawDecTail<>+368(SB), R12, R12
 	ADDQ   R11, R12
+
+encodeRaw_word_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	ADDQ   $0x07, R14
@@ -1250,18 +1324,13 @@ encodeRaw_seven:
 	ORQ    SI, R12
 
 encodeRaw_lastword:
-	MOVQ   R12, SI
-	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
-	ADDQ   R11, R12
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    encodeRaw_last_words
+	SHRQ  $0x08, R12
+	PDEPQ rawDecTail<>+368(SB), R12, R12
+	ADDQ  R11, R12
+
+encodeRaw_last_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	JMP    encodeRaw_return
@@ -1308,18 +1377,13 @@ encodeRaw_short1:
 	SHLQ    $0x38, R12
 
 encodeRaw_units:
-	MOVQ   R12, SI
-	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
-	ADDQ   R11, R12
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    encodeRaw_tail_words
+	SHRQ  $0x08, R12
+	PDEPQ rawDecTail<>+368(SB), R12, R12
+	ADDQ  R11, R12
+
+encodeRaw_tail_done:
 	CMPQ   BX, $0x06
 	JNE    encodeRaw_k3
 	BSWAPQ R12
@@ -1357,11 +1421,56 @@ encodeRaw_return:
 	MOVQ AX, err_data+72(FP)
 	RET
 
+encodeRaw_word_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  encodeRaw_word_done
+
+encodeRaw_last_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  encodeRaw_last_done
+
+encodeRaw_tail_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  encodeRaw_tail_done
+
 encodeRaw_go:
 	JMP ·encodeRawGo(SB)
 
 // func appendEncode(e *byte, dst []byte, src []byte) (out []byte)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendEncode(SB), NOSPLIT, $0-80
 	MOVQ    e+0(FP), AX
 	TESTL   $0xff00ffff, (AX)
@@ -1466,18 +1575,13 @@ appendEncode_word:
 	JAE    appendEncode_last
 	MOVQ   (DI)(R14*1), R12
 	BSWAPQ R12
-	MOVQ   R12, SI
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     appendEncode_word_words
 	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
+	PDEPQ  rawDecTail<>+368(SB), R12, R12
 	ADDQ   R11, R12
+
+appendEncode_word_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	ADDQ   $0x07, R14
@@ -1504,18 +1608,13 @@ appendEncode_seven:
 	ORQ    SI, R12
 
 appendEncode_lastword:
-	MOVQ   R12, SI
-	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
-	ADDQ   R11, R12
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    appendEncode_last_words
+	SHRQ  $0x08, R12
+	PDEPQ rawDecTail<>+368(SB), R12, R12
+	ADDQ  R11, R12
+
+appendEncode_last_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	JMP    appendEncode_return
@@ -1562,18 +1661,13 @@ appendEncode_short1:
 	SHLQ    $0x38, R12
 
 appendEncode_units:
-	MOVQ   R12, SI
-	SHRQ   $0x08, R12
-	ANDL   $0x0fffffff, R12
-	SHRQ   $0x24, SI
-	SHLQ   $0x20, SI
-	ORQ    SI, R12
-	MOVQ   R12, SI
-	ANDQ   R9, R12
-	SHLQ   $0x02, SI
-	ANDQ   R10, SI
-	ORQ    SI, R12
-	ADDQ   R11, R12
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    appendEncode_tail_words
+	SHRQ  $0x08, R12
+	PDEPQ rawDecTail<>+368(SB), R12, R12
+	ADDQ  R11, R12
+
+appendEncode_tail_done:
 	CMPQ   BX, $0x06
 	JNE    appendEncode_k3
 	BSWAPQ R12
@@ -1607,6 +1701,51 @@ appendEncode_k2:
 
 appendEncode_return:
 	RET
+
+appendEncode_word_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  appendEncode_word_done
+
+appendEncode_last_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  appendEncode_last_done
+
+appendEncode_tail_words:
+	MOVQ R12, SI
+	SHRQ $0x08, R12
+	ANDL $0x0fffffff, R12
+	SHRQ $0x24, SI
+	SHLQ $0x20, SI
+	ORQ  SI, R12
+	MOVQ R12, SI
+	ANDQ R9, R12
+	SHLQ $0x02, SI
+	ANDQ R10, SI
+	ORQ  SI, R12
+	ADDQ R11, R12
+	JMP  appendEncode_tail_done
 
 appendEncode_go:
 	JMP ·appendEncodeGo(SB)
@@ -1783,15 +1922,12 @@ decodeStd_word:
 	ADDQ   R9, BX
 	TESTQ  BX, R10
 	JNZ    decodeStd_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     decodeStd_word_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+decodeStd_word_done:
 	BSWAPQ BX
 	IMUL3Q $0x07, R13, R14
 	INCQ   R13
@@ -1857,17 +1993,14 @@ decodeStd_tinymask:
 	SUBQ 32(R9)(CX*8), BX
 
 decodeStd_units:
-	TESTQ  BX, 352(R9)
-	JNZ    decodeStd_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
+	TESTQ BX, 352(R9)
+	JNZ   decodeStd_go
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    decodeStd_units_words
+	PEXTQ rawDecTail<>+368(SB), BX, BX
+	SHLQ  $0x08, BX
+
+decodeStd_units_done:
 	BSWAPQ BX
 	CMPQ   R12, $0x08
 	JB     decodeStd_exact
@@ -1929,15 +2062,12 @@ decodeStd_group:
 	ADDQ   344(R9), BX
 	TESTQ  BX, 352(R9)
 	JNZ    decodeStd_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     decodeStd_group_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+decodeStd_group_done:
 	BSWAPQ BX
 	CMPQ   R12, $0x08
 	JB     decodeStd_group7
@@ -1955,6 +2085,42 @@ decodeStd_group7:
 	MOVQ AX, err_itable+56(FP)
 	MOVQ AX, err_data+64(FP)
 	RET
+
+decodeStd_word_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeStd_word_done
+
+decodeStd_units_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeStd_units_done
+
+decodeStd_group_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeStd_group_done
 
 decodeStd_go:
 	JMP ·decodeStdGo(SB)
@@ -1987,54 +2153,6 @@ GLOBL rawDecPack<>(SB), RODATA|NOPTR, $64
 
 DATA rawDecTest<>+0(SB)/8, $0x00c000c000c000c0
 GLOBL rawDecTest<>(SB), RODATA|NOPTR, $8
-
-DATA rawDecTail<>+0(SB)/8, $0xffff000000000000
-DATA rawDecTail<>+8(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+16(SB)/8, $0xffffffff00000000
-DATA rawDecTail<>+24(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+32(SB)/8, $0xffffffffffff0000
-DATA rawDecTail<>+40(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+48(SB)/8, $0xffffffffffffffff
-DATA rawDecTail<>+56(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+64(SB)/8, $0x4e00000000000000
-DATA rawDecTail<>+72(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+80(SB)/8, $0x4e004e0000000000
-DATA rawDecTail<>+88(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+96(SB)/8, $0x4e004e004e000000
-DATA rawDecTail<>+104(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+112(SB)/8, $0x4e004e004e004e00
-DATA rawDecTail<>+120(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+128(SB)/8, $0x0001000000000000
-DATA rawDecTail<>+136(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+144(SB)/8, $0x0000000100000000
-DATA rawDecTail<>+152(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+160(SB)/8, $0x0000000000010000
-DATA rawDecTail<>+168(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+176(SB)/8, $0x0000000000000001
-DATA rawDecTail<>+184(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+192(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+200(SB)/8, $0x00ffffffffffffff
-DATA rawDecTail<>+208(SB)/8, $0x0000ffffffffffff
-DATA rawDecTail<>+216(SB)/8, $0x000000ffffffffff
-DATA rawDecTail<>+224(SB)/8, $0x00000000ffffffff
-DATA rawDecTail<>+232(SB)/8, $0x0000000000ffffff
-DATA rawDecTail<>+240(SB)/8, $0x000000000000ffff
-DATA rawDecTail<>+248(SB)/8, $0x00000000000000ff
-DATA rawDecTail<>+256(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+264(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+272(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+280(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+288(SB)/8, $0x0000000000000002
-DATA rawDecTail<>+296(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+304(SB)/8, $0x000000000000000c
-DATA rawDecTail<>+312(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+320(SB)/8, $0x0000000000000030
-DATA rawDecTail<>+328(SB)/8, $0x0000000000000000
-DATA rawDecTail<>+336(SB)/8, $0x0000000000000040
-DATA rawDecTail<>+344(SB)/8, $0xb1ffb1ffb1ffb200
-DATA rawDecTail<>+352(SB)/8, $0xc000c000c000c000
-DATA rawDecTail<>+360(SB)/8, $0x0fffc0000fffc000
-GLOBL rawDecTail<>(SB), RODATA|NOPTR, $368
 
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
@@ -2211,15 +2329,12 @@ decodeRaw_word:
 	ADDQ   R9, BX
 	TESTQ  BX, R10
 	JNZ    decodeRaw_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     decodeRaw_word_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+decodeRaw_word_done:
 	BSWAPQ BX
 	IMUL3Q $0x07, R13, R14
 	INCQ   R13
@@ -2285,20 +2400,17 @@ decodeRaw_tinymask:
 	SUBQ 32(R9)(CX*8), BX
 
 decodeRaw_units:
-	TESTQ  BX, 352(R9)
-	JNZ    decodeRaw_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	MOVQ   e+0(FP), CX
-	TESTL  $0xffff0000, (CX)
-	JNZ    decodeRaw_options
+	TESTQ BX, 352(R9)
+	JNZ   decodeRaw_go
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    decodeRaw_units_words
+	PEXTQ rawDecTail<>+368(SB), BX, BX
+	SHLQ  $0x08, BX
+
+decodeRaw_units_done:
+	MOVQ  e+0(FP), CX
+	TESTL $0xffff0000, (CX)
+	JNZ   decodeRaw_options
 
 decodeRaw_store:
 	BSWAPQ BX
@@ -2370,15 +2482,12 @@ decodeRaw_group:
 	ADDQ   344(R9), BX
 	TESTQ  BX, 352(R9)
 	JNZ    decodeRaw_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     decodeRaw_group_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+decodeRaw_group_done:
 	BSWAPQ BX
 	CMPQ   R12, $0x08
 	JB     decodeRaw_group7
@@ -2396,6 +2505,42 @@ decodeRaw_group7:
 	MOVQ AX, err_itable+64(FP)
 	MOVQ AX, err_data+72(FP)
 	RET
+
+decodeRaw_word_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeRaw_word_done
+
+decodeRaw_units_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeRaw_units_done
+
+decodeRaw_group_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeRaw_group_done
 
 decodeRaw_go:
 	JMP ·decodeRawGo(SB)
@@ -2587,15 +2732,12 @@ appendDecode_word:
 	ADDQ   R9, BX
 	TESTQ  BX, R10
 	JNZ    appendDecode_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     appendDecode_word_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+appendDecode_word_done:
 	BSWAPQ BX
 	IMUL3Q $0x07, R13, R14
 	INCQ   R13
@@ -2669,20 +2811,17 @@ appendDecode_tinymask:
 	SUBQ 32(R9)(CX*8), BX
 
 appendDecode_units:
-	TESTQ  BX, 352(R9)
-	JNZ    appendDecode_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	MOVQ   e+0(FP), CX
-	TESTL  $0xffff0000, (CX)
-	JNZ    appendDecode_options
+	TESTQ BX, 352(R9)
+	JNZ   appendDecode_go
+	CMPB  ·useBMI2+0(SB), $0x00
+	JE    appendDecode_units_words
+	PEXTQ rawDecTail<>+368(SB), BX, BX
+	SHLQ  $0x08, BX
+
+appendDecode_units_done:
+	MOVQ  e+0(FP), CX
+	TESTL $0xffff0000, (CX)
+	JNZ   appendDecode_options
 
 appendDecode_store:
 	BSWAPQ BX
@@ -2762,15 +2901,12 @@ appendDecode_group:
 	ADDQ   344(R9), BX
 	TESTQ  BX, 352(R9)
 	JNZ    appendDecode_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     appendDecode_group_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+appendDecode_group_done:
 	BSWAPQ BX
 	CMPQ   R12, $0x08
 	JB     appendDecode_group7
@@ -2788,6 +2924,42 @@ appendDecode_group7:
 	MOVQ AX, err_itable+80(FP)
 	MOVQ AX, err_data+88(FP)
 	RET
+
+appendDecode_word_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    appendDecode_word_done
+
+appendDecode_units_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    appendDecode_units_done
+
+appendDecode_group_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(R9), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    appendDecode_group_done
 
 appendDecode_go:
 	JMP ·appendDecodeGo(SB)

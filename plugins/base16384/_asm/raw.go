@@ -82,6 +82,44 @@ func returnNil() {
 // useAVX512 is the Go variable that turns the AVX-512 steps on.
 var useAVX512 = NewDataAddr(Symbol{Name: "·useAVX512"}, 0)
 
+// useBMI2 is the Go variable that turns pdep and pext on.
+var useBMI2 = NewDataAddr(Symbol{Name: "·useBMI2"}, 0)
+
+// lanes returns the table word that holds the 14-bit fields' bits of the
+// four lanes, the mask of pdep and pext.
+func lanes() Mem { return tailTable().Offset(tailLanes) }
+
+// withBMI2 emits fast, code with pdep or pext, where useBMI2 is set, and
+// else a jump to slow, the word code's equivalent, which it adds to later
+// (with the jump back) for the caller to emit where no code falls
+// through. name names the labels.
+func (f rawFunc) withBMI2(name string, later *[]func(), fast, slow func()) {
+	CMPB(useBMI2, U8(0))
+	JE(f.ref(name + "_words"))
+	fast()
+	Label(f.label(name + "_done"))
+	*later = append(*later, func() {
+		Label(f.label(name + "_words"))
+		slow()
+		JMP(f.ref(name + "_done"))
+	})
+}
+
+// unitsBMI2 emits unitsWord with pdep: x holds a group's 7 bytes at the
+// top and becomes its 4 units; base is UnitBase.
+func unitsBMI2(x reg.GPVirtual, base Op) {
+	SHRQ(U8(8), x)
+	PDEPQ(lanes(), x, x)
+	ADDQ(base, x)
+}
+
+// fieldsBMI2 emits fieldsWord with pext: w, a group's units less
+// UnitBase, becomes its 7 bytes at the top.
+func fieldsBMI2(w reg.GPVirtual) {
+	PEXTQ(lanes(), w, w)
+	SHLQ(U8(8), w)
+}
+
 // unitsWord emits Units of the generic kernel: x holds a group's 7 bytes at
 // the top (the low byte is ignored) and becomes its 4 units, first unit at
 // the top. t is scratch.
@@ -261,6 +299,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	f.text(f.name+" is "+f.fallback+": the raw form of small inputs here, the",
 		"rest by a jump to it.")
 	fallback := f.ref("go")
+	var later []func() // code out of line, emitted at the end
 
 	f.jumpIfOption(optNotRaw, fallback)
 	n := GP64()
@@ -308,7 +347,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	JAE(f.ref("last"))
 	MOVQ(Mem{Base: src, Index: o, Scale: 1}, x)
 	BSWAPQ(x)
-	unitsWord(x, t, c)
+	f.withBMI2("word", &later, func() { unitsBMI2(x, c.base) }, func() { unitsWord(x, t, c) })
 	BSWAPQ(x)
 	MOVQ(x, Mem{Base: dst, Index: i, Scale: 8})
 	ADDQ(U8(7), o)
@@ -334,7 +373,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	SHLQ(U8(8), t)
 	ORQ(t, x)
 	Label(f.label("lastword"))
-	unitsWord(x, t, c)
+	f.withBMI2("last", &later, func() { unitsBMI2(x, c.base) }, func() { unitsWord(x, t, c) })
 	BSWAPQ(x)
 	MOVQ(x, Mem{Base: dst, Index: i, Scale: 8})
 	JMP(f.ref("return"))
@@ -380,7 +419,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	SHLQ(U8(56), x)
 
 	Label(f.label("units"))
-	unitsWord(x, t, c)
+	f.withBMI2("tail", &later, func() { unitsBMI2(x, c.base) }, func() { unitsWord(x, t, c) })
 	out := Mem{Base: dst, Index: g, Scale: 8}
 	CMPQ(r, U8(6))
 	JNE(f.ref("k3"))
@@ -416,6 +455,9 @@ func encodeRaw(f rawFunc, shape Mem) {
 	Label(f.label("return"))
 	f.returnOK()
 
+	for _, emit := range later {
+		emit()
+	}
 	Label(f.label("go"))
 	tailJump("·" + f.fallback)
 }
@@ -541,6 +583,7 @@ func decodeRaw(f rawFunc) {
 	f.text(f.name+" is "+f.fallback+": small valid inputs in the raw form",
 		"here, the rest by a jump to it.")
 	fallback := f.ref("go")
+	var later []func() // code out of line, emitted at the end
 
 	// 4 <= n < 8*rawLargeGroups, n even (the tiny code checks n up to 10);
 	// the rest (empty input too) is the Go code's.
@@ -623,7 +666,7 @@ func decodeRaw(f rawFunc) {
 	ADDQ(c.bias, w)
 	TESTQ(w, c.bad)
 	JNZ(fallback)
-	fieldsWord(w, t, c)
+	f.withBMI2("word", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, c) })
 	BSWAPQ(w)
 	IMUL3Q(U8(7), i, o)
 	INCQ(i)
@@ -698,7 +741,7 @@ func decodeRaw(f rawFunc) {
 	tc := tableConsts(tab)
 	TESTQ(w, tc.bad)
 	JNZ(fallback)
-	fieldsWord(w, t, tc)
+	f.withBMI2("units", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, tc) })
 	if !f.std {
 		f.jumpIfOption(optStrict|optChecksum, f.ref("options"))
 		Label(f.label("store"))
@@ -760,7 +803,7 @@ func decodeRaw(f rawFunc) {
 	ADDQ(tc.bias, w)
 	TESTQ(w, tc.bad)
 	JNZ(fallback)
-	fieldsWord(w, t, tc)
+	f.withBMI2("group", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, tc) })
 	BSWAPQ(w)
 	CMPQ(dlen, U8(8))
 	JB(f.ref("group7"))
@@ -770,6 +813,9 @@ func decodeRaw(f rawFunc) {
 	storeSeven(w, Mem{Base: dst})
 	f.returnOK()
 
+	for _, emit := range later {
+		emit()
+	}
 	Label(f.label("go"))
 	tailJump("·" + f.fallback)
 
@@ -794,9 +840,9 @@ func storeSeven(w reg.GPVirtual, at Mem) {
 // bytes, the word at tailPad + 8r holds the bits of a decoded word past
 // them. The word at tailValid + 8n has bit r set when a tail alone of r
 // bytes is n bytes long; then come -UnitBase, BadBits and the mask of
-// fieldsWord (tableConsts).
+// fieldsWord (tableConsts), and the mask of pdep and pext (lanes).
 func tailTable() Mem {
-	b := make([]byte, tailHi14+8)
+	b := make([]byte, tailLanes+8)
 	for m := 4; m <= 10; m += 2 {
 		k := uint((m - 2) / 2)
 		mask := ^uint64(0) << (64 - 16*k)
@@ -815,6 +861,7 @@ func tailTable() Mem {
 	binary.LittleEndian.PutUint64(b[tailNegBase:], -0x4E004E004E004E00&0xFFFFFFFFFFFFFFFF)
 	binary.LittleEndian.PutUint64(b[tailBad:], 0xC000C000C000C000)
 	binary.LittleEndian.PutUint64(b[tailHi14:], 0x0FFFC0000FFFC000)
+	binary.LittleEndian.PutUint64(b[tailLanes:], 0x3FFF3FFF3FFF3FFF)
 	return table("rawDecTail", b)
 }
 
@@ -828,6 +875,7 @@ const (
 	tailNegBase = tailValid + 8*11
 	tailBad     = tailNegBase + 8
 	tailHi14    = tailBad + 8
+	tailLanes   = tailHi14 + 8
 )
 
 // decodeRawSmall emits the AVX-512 path of decodeRaw for 1 to 3 groups
