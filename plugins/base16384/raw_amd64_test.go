@@ -7,16 +7,21 @@ import (
 	"testing"
 
 	"github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
+	"golang.org/x/sys/cpu"
 )
 
 // TestUseAVX512 checks that the assembly of raw_amd64.s takes its AVX-512
-// steps only where the block kernels are the AVX-512 ones (so that
-// GODEBUG=cpu.avx512f=off turns them off too).
+// steps, and pdep and pext, only where the block kernels are the AVX-512
+// ones (so that GODEBUG=cpu.avx512f=off turns them off too), and BMI2's
+// instructions only where the processor has them.
 func TestUseAVX512(t *testing.T) {
 	if useAVX512 && kernel.Name() != "avx512vbmi" {
 		t.Fatalf("useAVX512 with the %s kernels", kernel.Name())
 	}
-	t.Logf("kernels %s, AVX-512 steps for small inputs: %v", kernel.Name(), useAVX512)
+	if useBMI2 && (kernel.Name() != "avx512vbmi" || !cpu.X86.HasBMI2) {
+		t.Fatalf("useBMI2 with the %s kernels, BMI2 %v", kernel.Name(), cpu.X86.HasBMI2)
+	}
+	t.Logf("kernels %s, AVX-512 steps for small inputs: %v, pdep and pext: %v", kernel.Name(), useAVX512, useBMI2)
 }
 
 // TestConfigOffsets checks the offsets in an Encoding of the options that
