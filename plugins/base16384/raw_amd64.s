@@ -1761,27 +1761,26 @@ TEXT ·decodeStd(SB), NOSPLIT, $0-72
 	JAE     decodeStd_go
 	TESTQ   $0x00000001, CX
 	JNZ     decodeStd_go
-	XORL    AX, AX
-	MOVQ    CX, SI
 	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     decodeStd_whole
+	LEAQ    rawDecTail<>+0(SB), R9
+	LEAQ    -4(CX), DI
+	ANDQ    $0x06, DI
 	MOVBQZX -1(R8)(CX*1), AX
-	LEAQ    -1(AX), DI
-	CMPQ    DI, $0x06
-	JAE     decodeStd_go
-	LEAQ    2(AX), DI
-	ANDQ    $-2, DI
-	SUBQ    DI, SI
-	SUBQ    $0x02, SI
-	ANDQ    $0x06, SI
-	JNZ     decodeStd_go
+	CMPQ    AX, $0x07
+	JA      decodeStd_go
+	MOVQ    288(R9)(DI*8), DI
+	BTQ     AX, DI
+	JCC     decodeStd_go
 	LEAQ    -4(CX), SI
 	SHRQ    $0x03, SI
 	JMP     decodeStd_shaped
 
 decodeStd_whole:
-	TESTQ $0x00000007, SI
+	XORL  AX, AX
+	TESTQ $0x00000007, CX
 	JNZ   decodeStd_go
+	MOVQ  CX, SI
 	SHRQ  $0x03, SI
 
 decodeStd_shaped:
@@ -2165,27 +2164,26 @@ TEXT ·decodeRaw(SB), NOSPLIT, $0-80
 	JAE     decodeRaw_go
 	TESTQ   $0x00000001, CX
 	JNZ     decodeRaw_go
-	XORL    AX, AX
-	MOVQ    CX, SI
 	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     decodeRaw_whole
+	LEAQ    rawDecTail<>+0(SB), R9
+	LEAQ    -4(CX), DI
+	ANDQ    $0x06, DI
 	MOVBQZX -1(R8)(CX*1), AX
-	LEAQ    -1(AX), DI
-	CMPQ    DI, $0x06
-	JAE     decodeRaw_go
-	LEAQ    2(AX), DI
-	ANDQ    $-2, DI
-	SUBQ    DI, SI
-	SUBQ    $0x02, SI
-	ANDQ    $0x06, SI
-	JNZ     decodeRaw_go
+	CMPQ    AX, $0x07
+	JA      decodeRaw_go
+	MOVQ    288(R9)(DI*8), DI
+	BTQ     AX, DI
+	JCC     decodeRaw_go
 	LEAQ    -4(CX), SI
 	SHRQ    $0x03, SI
 	JMP     decodeRaw_shaped
 
 decodeRaw_whole:
-	TESTQ $0x00000007, SI
+	XORL  AX, AX
+	TESTQ $0x00000007, CX
 	JNZ   decodeRaw_go
+	MOVQ  CX, SI
 	SHRQ  $0x03, SI
 
 decodeRaw_shaped:
@@ -2560,27 +2558,26 @@ TEXT ·appendDecode(SB), NOSPLIT, $0-96
 	JAE     appendDecode_go
 	TESTQ   $0x00000001, CX
 	JNZ     appendDecode_go
-	XORL    AX, AX
-	MOVQ    CX, SI
 	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     appendDecode_whole
+	LEAQ    rawDecTail<>+0(SB), R9
+	LEAQ    -4(CX), DI
+	ANDQ    $0x06, DI
 	MOVBQZX -1(R8)(CX*1), AX
-	LEAQ    -1(AX), DI
-	CMPQ    DI, $0x06
-	JAE     appendDecode_go
-	LEAQ    2(AX), DI
-	ANDQ    $-2, DI
-	SUBQ    DI, SI
-	SUBQ    $0x02, SI
-	ANDQ    $0x06, SI
-	JNZ     appendDecode_go
+	CMPQ    AX, $0x07
+	JA      appendDecode_go
+	MOVQ    288(R9)(DI*8), DI
+	BTQ     AX, DI
+	JCC     appendDecode_go
 	LEAQ    -4(CX), SI
 	SHRQ    $0x03, SI
 	JMP     appendDecode_shaped
 
 appendDecode_whole:
-	TESTQ $0x00000007, SI
+	XORL  AX, AX
+	TESTQ $0x00000007, CX
 	JNZ   appendDecode_go
+	MOVQ  CX, SI
 	SHRQ  $0x03, SI
 
 appendDecode_shaped:

@@ -601,28 +601,29 @@ func decodeRaw(f rawFunc) {
 
 	// The shape: g groups, then r bytes in k units and the marker. With a
 	// marker, 2k = n - 2 - 8g fixes k by n alone, so that the tail's loads
-	// and shifts need not wait for the marker: 2k = ((n-4)&6) + 2 and
-	// g = (n-4)>>3; r must then be 2k-1 or 2k (1..6).
-	XORL(r.As32(), r.As32())
-	MOVQ(n, g)
+	// need not wait for the marker: the tail is m + 4 = ((n-4)&6) + 4
+	// bytes, g = (n-4)>>3, and r must be one of those tailTable's word
+	// for a tail alone of m + 4 bytes allows.
 	CMPB(Mem{Base: src, Index: n, Scale: 1, Disp: -2}, U8(0x3D))
 	JNE(f.ref("whole"))
+	tab, m := GP64(), GP64()
+	LEAQ(tailTable(), tab)
+	LEAQ(Mem{Base: n, Disp: -4}, m)
+	ANDQ(U8(6), m)
 	MOVBQZX(Mem{Base: src, Index: n, Scale: 1, Disp: -1}, r)
-	LEAQ(Mem{Base: r, Disp: -1}, t)
-	CMPQ(t, U8(6))
-	JAE(fallback)
-	LEAQ(Mem{Base: r, Disp: 2}, t)
-	ANDQ(I8(-2), t) // 2k from r
-	SUBQ(t, g)
-	SUBQ(U8(2), g)
-	ANDQ(U8(6), g) // n - 2 - 2k is a multiple of 8 (and not negative)
-	JNZ(fallback)
+	CMPQ(r, U8(7))
+	JA(fallback)
+	MOVQ(Mem{Base: tab, Index: m, Scale: 8, Disp: tailValid + 32}, t)
+	BTQ(r, t)
+	JCC(fallback)
 	LEAQ(Mem{Base: n, Disp: -4}, g)
 	SHRQ(U8(3), g)
 	JMP(f.ref("shaped"))
 	Label(f.label("whole"))
-	TESTQ(U32(7), g)
+	XORL(r.As32(), r.As32())
+	TESTQ(U32(7), n)
 	JNZ(fallback)
+	MOVQ(n, g)
 	SHRQ(U8(3), g)
 	Label(f.label("shaped"))
 	size := GP64()
@@ -686,7 +687,6 @@ func decodeRaw(f rawFunc) {
 	Label(f.label("tail"))
 	TESTQ(r, r)
 	JZ(f.ref("return"))
-	tab, m := GP64(), GP64()
 	LEAQ(tailTable(), tab)
 	LEAQ(Mem{Base: n, Disp: -4}, m)
 	ANDQ(U8(6), m) // the tail's bytes, marker included, less 4
