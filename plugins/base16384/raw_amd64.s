@@ -935,24 +935,47 @@ encodeStd_steps_done:
 encodeStd_words:
 	MOVBQZX 1344(R12)(AX*1), R13
 	XORL    R14, R14
+	TESTQ   R13, R13
+	JZ      encodeStd_last
+	CMPB    ·useBMI2+0(SB), $0x00
+	JE      encodeStd_words_slow
 
-encodeStd_word:
-	CMPQ   CX, R13
-	JAE    encodeStd_last
+encodeStd_pdep:
 	MOVQ   (DI)(R14*1), R12
 	BSWAPQ R12
-	CMPB   ·useBMI2+0(SB), $0x00
-	JE     encodeStd_word_words
 	SHRQ   $0x08, R12
 	PDEPQ  rawDecTail<>+368(SB), R12, R12
 	ADDQ   R11, R12
-
-encodeStd_word_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	ADDQ   $0x07, R14
 	INCQ   CX
-	JMP    encodeStd_word
+	CMPQ   CX, R13
+	JB     encodeStd_pdep
+	JMP    encodeStd_last
+
+encodeStd_words_slow:
+encodeStd_word:
+	MOVQ   (DI)(R14*1), R12
+	BSWAPQ R12
+	MOVQ   R12, SI
+	SHRQ   $0x08, R12
+	ANDL   $0x0fffffff, R12
+	SHRQ   $0x24, SI
+	SHLQ   $0x20, SI
+	ORQ    SI, R12
+	MOVQ   R12, SI
+	ANDQ   R9, R12
+	SHLQ   $0x02, SI
+	ANDQ   R10, SI
+	ORQ    SI, R12
+	ADDQ   R11, R12
+	BSWAPQ R12
+	MOVQ   R12, (R8)(CX*8)
+	ADDQ   $0x07, R14
+	INCQ   CX
+	CMPQ   CX, R13
+	JB     encodeStd_word
 
 encodeStd_last:
 	CMPQ   CX, DX
@@ -1070,21 +1093,6 @@ encodeStd_return:
 	MOVQ AX, err_itable+56(FP)
 	MOVQ AX, err_data+64(FP)
 	RET
-
-encodeStd_word_words:
-	MOVQ R12, SI
-	SHRQ $0x08, R12
-	ANDL $0x0fffffff, R12
-	SHRQ $0x24, SI
-	SHLQ $0x20, SI
-	ORQ  SI, R12
-	MOVQ R12, SI
-	ANDQ R9, R12
-	SHLQ $0x02, SI
-	ANDQ R10, SI
-	ORQ  SI, R12
-	ADDQ R11, R12
-	JMP  encodeStd_word_done
 
 encodeStd_last_words:
 	MOVQ R12, SI
@@ -1285,24 +1293,47 @@ encodeRaw_steps_done:
 encodeRaw_words:
 	MOVBQZX 1344(R12)(AX*1), R13
 	XORL    R14, R14
+	TESTQ   R13, R13
+	JZ      encodeRaw_last
+	CMPB    ·useBMI2+0(SB), $0x00
+	JE      encodeRaw_words_slow
 
-encodeRaw_word:
-	CMPQ   CX, R13
-	JAE    encodeRaw_last
+encodeRaw_pdep:
 	MOVQ   (DI)(R14*1), R12
 	BSWAPQ R12
-	CMPB   ·useBMI2+0(SB), $0x00
-	JE     encodeRaw_word_words
 	SHRQ   $0x08, R12
 	PDEPQ  rawDecTail<>+368(SB), R12, R12
 	ADDQ   R11, R12
-
-encodeRaw_word_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	ADDQ   $0x07, R14
 	INCQ   CX
-	JMP    encodeRaw_word
+	CMPQ   CX, R13
+	JB     encodeRaw_pdep
+	JMP    encodeRaw_last
+
+encodeRaw_words_slow:
+encodeRaw_word:
+	MOVQ   (DI)(R14*1), R12
+	BSWAPQ R12
+	MOVQ   R12, SI
+	SHRQ   $0x08, R12
+	ANDL   $0x0fffffff, R12
+	SHRQ   $0x24, SI
+	SHLQ   $0x20, SI
+	ORQ    SI, R12
+	MOVQ   R12, SI
+	ANDQ   R9, R12
+	SHLQ   $0x02, SI
+	ANDQ   R10, SI
+	ORQ    SI, R12
+	ADDQ   R11, R12
+	BSWAPQ R12
+	MOVQ   R12, (R8)(CX*8)
+	ADDQ   $0x07, R14
+	INCQ   CX
+	CMPQ   CX, R13
+	JB     encodeRaw_word
 
 encodeRaw_last:
 	CMPQ   CX, DX
@@ -1420,21 +1451,6 @@ encodeRaw_return:
 	MOVQ AX, err_itable+64(FP)
 	MOVQ AX, err_data+72(FP)
 	RET
-
-encodeRaw_word_words:
-	MOVQ R12, SI
-	SHRQ $0x08, R12
-	ANDL $0x0fffffff, R12
-	SHRQ $0x24, SI
-	SHLQ $0x20, SI
-	ORQ  SI, R12
-	MOVQ R12, SI
-	ANDQ R9, R12
-	SHLQ $0x02, SI
-	ANDQ R10, SI
-	ORQ  SI, R12
-	ADDQ R11, R12
-	JMP  encodeRaw_word_done
 
 encodeRaw_last_words:
 	MOVQ R12, SI
@@ -1569,24 +1585,47 @@ appendEncode_steps_done:
 appendEncode_words:
 	MOVBQZX 1344(R12)(AX*1), R13
 	XORL    R14, R14
+	TESTQ   R13, R13
+	JZ      appendEncode_last
+	CMPB    ·useBMI2+0(SB), $0x00
+	JE      appendEncode_words_slow
 
-appendEncode_word:
-	CMPQ   CX, R13
-	JAE    appendEncode_last
+appendEncode_pdep:
 	MOVQ   (DI)(R14*1), R12
 	BSWAPQ R12
-	CMPB   ·useBMI2+0(SB), $0x00
-	JE     appendEncode_word_words
 	SHRQ   $0x08, R12
 	PDEPQ  rawDecTail<>+368(SB), R12, R12
 	ADDQ   R11, R12
-
-appendEncode_word_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	ADDQ   $0x07, R14
 	INCQ   CX
-	JMP    appendEncode_word
+	CMPQ   CX, R13
+	JB     appendEncode_pdep
+	JMP    appendEncode_last
+
+appendEncode_words_slow:
+appendEncode_word:
+	MOVQ   (DI)(R14*1), R12
+	BSWAPQ R12
+	MOVQ   R12, SI
+	SHRQ   $0x08, R12
+	ANDL   $0x0fffffff, R12
+	SHRQ   $0x24, SI
+	SHLQ   $0x20, SI
+	ORQ    SI, R12
+	MOVQ   R12, SI
+	ANDQ   R9, R12
+	SHLQ   $0x02, SI
+	ANDQ   R10, SI
+	ORQ    SI, R12
+	ADDQ   R11, R12
+	BSWAPQ R12
+	MOVQ   R12, (R8)(CX*8)
+	ADDQ   $0x07, R14
+	INCQ   CX
+	CMPQ   CX, R13
+	JB     appendEncode_word
 
 appendEncode_last:
 	CMPQ   CX, DX
@@ -1702,21 +1741,6 @@ appendEncode_k2:
 appendEncode_return:
 	RET
 
-appendEncode_word_words:
-	MOVQ R12, SI
-	SHRQ $0x08, R12
-	ANDL $0x0fffffff, R12
-	SHRQ $0x24, SI
-	SHLQ $0x20, SI
-	ORQ  SI, R12
-	MOVQ R12, SI
-	ANDQ R9, R12
-	SHLQ $0x02, SI
-	ANDQ R10, SI
-	ORQ  SI, R12
-	ADDQ R11, R12
-	JMP  appendEncode_word_done
-
 appendEncode_last_words:
 	MOVQ R12, SI
 	SHRQ $0x08, R12
@@ -1763,13 +1787,13 @@ TEXT ·decodeStd(SB), NOSPLIT, $0-72
 	JNZ     decodeStd_go
 	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     decodeStd_whole
-	LEAQ    rawDecTail<>+0(SB), R9
+	LEAQ    rawDecTail<>+0(SB), SI
 	LEAQ    -4(CX), DI
 	ANDQ    $0x06, DI
 	MOVBQZX -1(R8)(CX*1), AX
 	CMPQ    AX, $0x07
 	JA      decodeStd_go
-	MOVQ    288(R9)(DI*8), DI
+	MOVQ    288(SI)(DI*8), DI
 	BTQ     AX, DI
 	JCC     decodeStd_go
 	LEAQ    -4(CX), SI
@@ -1833,9 +1857,6 @@ decodeStd_shaped:
 	JMP            decodeStd_return
 
 decodeStd_steps:
-	MOVQ         $0xb1ffb1ffb1ffb200, R9
-	MOVQ         $0xc000c000c000c000, R10
-	MOVQ         $0x0fffc0000fffc000, R11
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
@@ -1904,7 +1925,10 @@ decodeStd_y:
 	VZEROUPPER
 
 decodeStd_steps_done:
-	JMP decodeStd_tail
+	IMUL3Q $0x07, SI, DI
+	ADDQ   DI, DX
+	SUBQ   DI, R12
+	JMP    decodeStd_tail
 
 decodeStd_scalar:
 	CMPQ SI, $0x10
@@ -1912,50 +1936,118 @@ decodeStd_scalar:
 	MOVQ $0xb1ffb1ffb1ffb200, R9
 	MOVQ $0xc000c000c000c000, R10
 	MOVQ $0x0fffc0000fffc000, R11
+	CMPB ·useBMI2+0(SB), $0x00
+	JE   decodeStd_words_slow
+	DECQ SI
+	JZ   decodeStd_pext_last
 
-decodeStd_word:
-	CMPQ   R13, SI
-	JAE    decodeStd_tail
+decodeStd_pext:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
 	TESTQ  BX, R10
 	JNZ    decodeStd_go
-	CMPB   ·useBMI2+0(SB), $0x00
-	JE     decodeStd_word_words
 	PEXTQ  rawDecTail<>+368(SB), BX, BX
 	SHLQ   $0x08, BX
-
-decodeStd_word_done:
 	BSWAPQ BX
-	IMUL3Q $0x07, R13, R14
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
 	INCQ   R13
-	LEAQ   8(R14), DI
-	CMPQ   DI, R12
-	JA     decodeStd_seven
-	MOVQ   BX, (DX)(R14*1)
-	JMP    decodeStd_word
+	DECQ   SI
+	JNZ    decodeStd_pext
 
-decodeStd_seven:
-	MOVL BX, (DX)(R14*1)
+decodeStd_pext_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeStd_go
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeStd_pext_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    decodeStd_tail
+
+decodeStd_pext_seven:
+	MOVL BX, (DX)
 	SHRQ $0x18, BX
-	MOVL BX, 3(DX)(R14*1)
-	JMP  decodeStd_word
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  decodeStd_tail
+
+decodeStd_words_slow:
+	DECQ SI
+	JZ   decodeStd_words_last
+
+decodeStd_words:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeStd_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    decodeStd_words
+
+decodeStd_words_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeStd_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeStd_words_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    decodeStd_tail
+
+decodeStd_words_seven:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
 
 decodeStd_tail:
 	TESTQ  AX, AX
 	JZ     decodeStd_return
-	LEAQ   rawDecTail<>+0(SB), R9
+	LEAQ   rawDecTail<>+0(SB), SI
 	LEAQ   -4(CX), DI
 	ANDQ   $0x06, DI
 	MOVQ   -10(R8)(CX*1), BX
 	BSWAPQ BX
-	IMULQ  128(R9)(DI*8), BX
-	SUBQ   64(R9)(DI*8), BX
-	LEAQ   (SI)(SI*2), R14
-	LEAQ   (SI)(R14*2), R14
-	ADDQ   R14, DX
-	SUBQ   R14, R12
+	IMULQ  128(SI)(DI*8), BX
+	SUBQ   64(SI)(DI*8), BX
 	JMP    decodeStd_units
 
 decodeStd_return:
@@ -1965,8 +2057,8 @@ decodeStd_return:
 	RET
 
 decodeStd_tiny:
-	LEAQ    rawDecTail<>+0(SB), R9
-	MOVQ    256(R9)(CX*8), DX
+	LEAQ    rawDecTail<>+0(SB), SI
+	MOVQ    256(SI)(CX*8), DX
 	TESTQ   DX, DX
 	JZ      decodeStd_go
 	CMPB    -2(R8)(CX*1), $0x3d
@@ -1988,11 +2080,11 @@ decodeStd_tiny:
 	SHLQ    $0x20, BX
 
 decodeStd_tinymask:
-	ANDQ -32(R9)(CX*8), BX
-	SUBQ 32(R9)(CX*8), BX
+	ANDQ -32(SI)(CX*8), BX
+	SUBQ 32(SI)(CX*8), BX
 
 decodeStd_units:
-	TESTQ BX, 352(R9)
+	TESTQ BX, 352(SI)
 	JNZ   decodeStd_go
 	CMPB  ·useBMI2+0(SB), $0x00
 	JE    decodeStd_units_words
@@ -2058,8 +2150,8 @@ decodeStd_group:
 	MOVQ   BX, n+48(FP)
 	MOVQ   (R8), BX
 	BSWAPQ BX
-	ADDQ   344(R9), BX
-	TESTQ  BX, 352(R9)
+	ADDQ   344(SI), BX
+	TESTQ  BX, 352(SI)
 	JNZ    decodeStd_go
 	CMPB   ·useBMI2+0(SB), $0x00
 	JE     decodeStd_group_words
@@ -2085,22 +2177,10 @@ decodeStd_group7:
 	MOVQ AX, err_data+64(FP)
 	RET
 
-decodeStd_word_words:
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	JMP    decodeStd_word_done
-
 decodeStd_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
+	ANDQ   360(SI), DI
 	LEAQ   (DI)(DI*2), DI
 	SUBQ   DI, BX
 	MOVL   BX, DI
@@ -2112,7 +2192,7 @@ decodeStd_units_words:
 decodeStd_group_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
+	ANDQ   360(SI), DI
 	LEAQ   (DI)(DI*2), DI
 	SUBQ   DI, BX
 	MOVL   BX, DI
@@ -2166,13 +2246,13 @@ TEXT ·decodeRaw(SB), NOSPLIT, $0-80
 	JNZ     decodeRaw_go
 	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     decodeRaw_whole
-	LEAQ    rawDecTail<>+0(SB), R9
+	LEAQ    rawDecTail<>+0(SB), SI
 	LEAQ    -4(CX), DI
 	ANDQ    $0x06, DI
 	MOVBQZX -1(R8)(CX*1), AX
 	CMPQ    AX, $0x07
 	JA      decodeRaw_go
-	MOVQ    288(R9)(DI*8), DI
+	MOVQ    288(SI)(DI*8), DI
 	BTQ     AX, DI
 	JCC     decodeRaw_go
 	LEAQ    -4(CX), SI
@@ -2239,9 +2319,6 @@ decodeRaw_shaped:
 	JMP            decodeRaw_return
 
 decodeRaw_steps:
-	MOVQ         $0xb1ffb1ffb1ffb200, R9
-	MOVQ         $0xc000c000c000c000, R10
-	MOVQ         $0x0fffc0000fffc000, R11
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
@@ -2310,7 +2387,10 @@ decodeRaw_y:
 	VZEROUPPER
 
 decodeRaw_steps_done:
-	JMP decodeRaw_tail
+	IMUL3Q $0x07, SI, DI
+	ADDQ   DI, DX
+	SUBQ   DI, R12
+	JMP    decodeRaw_tail
 
 decodeRaw_scalar:
 	CMPQ SI, $0x10
@@ -2318,50 +2398,118 @@ decodeRaw_scalar:
 	MOVQ $0xb1ffb1ffb1ffb200, R9
 	MOVQ $0xc000c000c000c000, R10
 	MOVQ $0x0fffc0000fffc000, R11
+	CMPB ·useBMI2+0(SB), $0x00
+	JE   decodeRaw_words_slow
+	DECQ SI
+	JZ   decodeRaw_pext_last
 
-decodeRaw_word:
-	CMPQ   R13, SI
-	JAE    decodeRaw_tail
+decodeRaw_pext:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
 	TESTQ  BX, R10
 	JNZ    decodeRaw_go
-	CMPB   ·useBMI2+0(SB), $0x00
-	JE     decodeRaw_word_words
 	PEXTQ  rawDecTail<>+368(SB), BX, BX
 	SHLQ   $0x08, BX
-
-decodeRaw_word_done:
 	BSWAPQ BX
-	IMUL3Q $0x07, R13, R14
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
 	INCQ   R13
-	LEAQ   8(R14), DI
-	CMPQ   DI, R12
-	JA     decodeRaw_seven
-	MOVQ   BX, (DX)(R14*1)
-	JMP    decodeRaw_word
+	DECQ   SI
+	JNZ    decodeRaw_pext
 
-decodeRaw_seven:
-	MOVL BX, (DX)(R14*1)
+decodeRaw_pext_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeRaw_go
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeRaw_pext_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    decodeRaw_tail
+
+decodeRaw_pext_seven:
+	MOVL BX, (DX)
 	SHRQ $0x18, BX
-	MOVL BX, 3(DX)(R14*1)
-	JMP  decodeRaw_word
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  decodeRaw_tail
+
+decodeRaw_words_slow:
+	DECQ SI
+	JZ   decodeRaw_words_last
+
+decodeRaw_words:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeRaw_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    decodeRaw_words
+
+decodeRaw_words_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeRaw_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeRaw_words_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    decodeRaw_tail
+
+decodeRaw_words_seven:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
 
 decodeRaw_tail:
 	TESTQ  AX, AX
 	JZ     decodeRaw_return
-	LEAQ   rawDecTail<>+0(SB), R9
+	LEAQ   rawDecTail<>+0(SB), SI
 	LEAQ   -4(CX), DI
 	ANDQ   $0x06, DI
 	MOVQ   -10(R8)(CX*1), BX
 	BSWAPQ BX
-	IMULQ  128(R9)(DI*8), BX
-	SUBQ   64(R9)(DI*8), BX
-	LEAQ   (SI)(SI*2), R14
-	LEAQ   (SI)(R14*2), R14
-	ADDQ   R14, DX
-	SUBQ   R14, R12
+	IMULQ  128(SI)(DI*8), BX
+	SUBQ   64(SI)(DI*8), BX
 	JMP    decodeRaw_units
 
 decodeRaw_return:
@@ -2371,8 +2519,8 @@ decodeRaw_return:
 	RET
 
 decodeRaw_tiny:
-	LEAQ    rawDecTail<>+0(SB), R9
-	MOVQ    256(R9)(CX*8), DX
+	LEAQ    rawDecTail<>+0(SB), SI
+	MOVQ    256(SI)(CX*8), DX
 	TESTQ   DX, DX
 	JZ      decodeRaw_go
 	CMPB    -2(R8)(CX*1), $0x3d
@@ -2394,11 +2542,11 @@ decodeRaw_tiny:
 	SHLQ    $0x20, BX
 
 decodeRaw_tinymask:
-	ANDQ -32(R9)(CX*8), BX
-	SUBQ 32(R9)(CX*8), BX
+	ANDQ -32(SI)(CX*8), BX
+	SUBQ 32(SI)(CX*8), BX
 
 decodeRaw_units:
-	TESTQ BX, 352(R9)
+	TESTQ BX, 352(SI)
 	JNZ   decodeRaw_go
 	CMPB  ·useBMI2+0(SB), $0x00
 	JE    decodeRaw_units_words
@@ -2462,7 +2610,7 @@ decodeRaw_options:
 	MOVQ  e+0(FP), CX
 	TESTL $0xff000000, (CX)
 	JNZ   decodeRaw_go
-	TESTQ BX, 192(R9)(AX*8)
+	TESTQ BX, 192(SI)(AX*8)
 	JNZ   decodeRaw_go
 	JMP   decodeRaw_store
 
@@ -2477,8 +2625,8 @@ decodeRaw_group:
 	MOVQ   BX, n+56(FP)
 	MOVQ   (R8), BX
 	BSWAPQ BX
-	ADDQ   344(R9), BX
-	TESTQ  BX, 352(R9)
+	ADDQ   344(SI), BX
+	TESTQ  BX, 352(SI)
 	JNZ    decodeRaw_go
 	CMPB   ·useBMI2+0(SB), $0x00
 	JE     decodeRaw_group_words
@@ -2504,22 +2652,10 @@ decodeRaw_group7:
 	MOVQ AX, err_data+72(FP)
 	RET
 
-decodeRaw_word_words:
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	JMP    decodeRaw_word_done
-
 decodeRaw_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
+	ANDQ   360(SI), DI
 	LEAQ   (DI)(DI*2), DI
 	SUBQ   DI, BX
 	MOVL   BX, DI
@@ -2531,7 +2667,7 @@ decodeRaw_units_words:
 decodeRaw_group_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
+	ANDQ   360(SI), DI
 	LEAQ   (DI)(DI*2), DI
 	SUBQ   DI, BX
 	MOVL   BX, DI
@@ -2560,13 +2696,13 @@ TEXT ·appendDecode(SB), NOSPLIT, $0-96
 	JNZ     appendDecode_go
 	CMPB    -2(R8)(CX*1), $0x3d
 	JNE     appendDecode_whole
-	LEAQ    rawDecTail<>+0(SB), R9
+	LEAQ    rawDecTail<>+0(SB), SI
 	LEAQ    -4(CX), DI
 	ANDQ    $0x06, DI
 	MOVBQZX -1(R8)(CX*1), AX
 	CMPQ    AX, $0x07
 	JA      appendDecode_go
-	MOVQ    288(R9)(DI*8), DI
+	MOVQ    288(SI)(DI*8), DI
 	BTQ     AX, DI
 	JCC     appendDecode_go
 	LEAQ    -4(CX), SI
@@ -2641,9 +2777,6 @@ appendDecode_shaped:
 	JMP            appendDecode_return
 
 appendDecode_steps:
-	MOVQ         $0xb1ffb1ffb1ffb200, R9
-	MOVQ         $0xc000c000c000c000, R10
-	MOVQ         $0x0fffc0000fffc000, R11
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
 	VPBROADCASTQ rawDecShiftHi<>+0(SB), Z1
 	VPBROADCASTQ rawDecShiftLo<>+0(SB), Z2
@@ -2712,7 +2845,10 @@ appendDecode_y:
 	VZEROUPPER
 
 appendDecode_steps_done:
-	JMP appendDecode_tail
+	IMUL3Q $0x07, SI, DI
+	ADDQ   DI, DX
+	SUBQ   DI, R12
+	JMP    appendDecode_tail
 
 appendDecode_scalar:
 	CMPQ SI, $0x10
@@ -2720,50 +2856,118 @@ appendDecode_scalar:
 	MOVQ $0xb1ffb1ffb1ffb200, R9
 	MOVQ $0xc000c000c000c000, R10
 	MOVQ $0x0fffc0000fffc000, R11
+	CMPB ·useBMI2+0(SB), $0x00
+	JE   appendDecode_words_slow
+	DECQ SI
+	JZ   appendDecode_pext_last
 
-appendDecode_word:
-	CMPQ   R13, SI
-	JAE    appendDecode_tail
+appendDecode_pext:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
 	TESTQ  BX, R10
 	JNZ    appendDecode_go
-	CMPB   ·useBMI2+0(SB), $0x00
-	JE     appendDecode_word_words
 	PEXTQ  rawDecTail<>+368(SB), BX, BX
 	SHLQ   $0x08, BX
-
-appendDecode_word_done:
 	BSWAPQ BX
-	IMUL3Q $0x07, R13, R14
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
 	INCQ   R13
-	LEAQ   8(R14), DI
-	CMPQ   DI, R12
-	JA     appendDecode_seven
-	MOVQ   BX, (DX)(R14*1)
-	JMP    appendDecode_word
+	DECQ   SI
+	JNZ    appendDecode_pext
 
-appendDecode_seven:
-	MOVL BX, (DX)(R14*1)
+appendDecode_pext_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    appendDecode_go
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     appendDecode_pext_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    appendDecode_tail
+
+appendDecode_pext_seven:
+	MOVL BX, (DX)
 	SHRQ $0x18, BX
-	MOVL BX, 3(DX)(R14*1)
-	JMP  appendDecode_word
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  appendDecode_tail
+
+appendDecode_words_slow:
+	DECQ SI
+	JZ   appendDecode_words_last
+
+appendDecode_words:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    appendDecode_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    appendDecode_words
+
+appendDecode_words_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    appendDecode_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     appendDecode_words_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    appendDecode_tail
+
+appendDecode_words_seven:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
 
 appendDecode_tail:
 	TESTQ  AX, AX
 	JZ     appendDecode_return
-	LEAQ   rawDecTail<>+0(SB), R9
+	LEAQ   rawDecTail<>+0(SB), SI
 	LEAQ   -4(CX), DI
 	ANDQ   $0x06, DI
 	MOVQ   -10(R8)(CX*1), BX
 	BSWAPQ BX
-	IMULQ  128(R9)(DI*8), BX
-	SUBQ   64(R9)(DI*8), BX
-	LEAQ   (SI)(SI*2), R14
-	LEAQ   (SI)(R14*2), R14
-	ADDQ   R14, DX
-	SUBQ   R14, R12
+	IMULQ  128(SI)(DI*8), BX
+	SUBQ   64(SI)(DI*8), BX
 	JMP    appendDecode_units
 
 appendDecode_return:
@@ -2773,8 +2977,8 @@ appendDecode_return:
 	RET
 
 appendDecode_tiny:
-	LEAQ    rawDecTail<>+0(SB), R9
-	MOVQ    256(R9)(CX*8), DX
+	LEAQ    rawDecTail<>+0(SB), SI
+	MOVQ    256(SI)(CX*8), DX
 	TESTQ   DX, DX
 	JZ      appendDecode_go
 	CMPB    -2(R8)(CX*1), $0x3d
@@ -2804,11 +3008,11 @@ appendDecode_tiny:
 	SHLQ    $0x20, BX
 
 appendDecode_tinymask:
-	ANDQ -32(R9)(CX*8), BX
-	SUBQ 32(R9)(CX*8), BX
+	ANDQ -32(SI)(CX*8), BX
+	SUBQ 32(SI)(CX*8), BX
 
 appendDecode_units:
-	TESTQ BX, 352(R9)
+	TESTQ BX, 352(SI)
 	JNZ   appendDecode_go
 	CMPB  ·useBMI2+0(SB), $0x00
 	JE    appendDecode_units_words
@@ -2872,7 +3076,7 @@ appendDecode_options:
 	MOVQ  e+0(FP), CX
 	TESTL $0xff000000, (CX)
 	JNZ   appendDecode_go
-	TESTQ BX, 192(R9)(AX*8)
+	TESTQ BX, 192(SI)(AX*8)
 	JNZ   appendDecode_go
 	JMP   appendDecode_store
 
@@ -2895,8 +3099,8 @@ appendDecode_group:
 	MOVQ   DI, out_cap+72(FP)
 	MOVQ   (R8), BX
 	BSWAPQ BX
-	ADDQ   344(R9), BX
-	TESTQ  BX, 352(R9)
+	ADDQ   344(SI), BX
+	TESTQ  BX, 352(SI)
 	JNZ    appendDecode_go
 	CMPB   ·useBMI2+0(SB), $0x00
 	JE     appendDecode_group_words
@@ -2922,22 +3126,10 @@ appendDecode_group7:
 	MOVQ AX, err_data+88(FP)
 	RET
 
-appendDecode_word_words:
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	JMP    appendDecode_word_done
-
 appendDecode_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
+	ANDQ   360(SI), DI
 	LEAQ   (DI)(DI*2), DI
 	SUBQ   DI, BX
 	MOVL   BX, DI
@@ -2949,7 +3141,7 @@ appendDecode_units_words:
 appendDecode_group_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
-	ANDQ   360(R9), DI
+	ANDQ   360(SI), DI
 	LEAQ   (DI)(DI*2), DI
 	SUBQ   DI, BX
 	MOVL   BX, DI

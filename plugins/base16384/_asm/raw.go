@@ -342,17 +342,13 @@ func encodeRaw(f rawFunc, shape Mem) {
 	full, o := GP64(), GP64()
 	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1, Disp: encFull}, full)
 	XORL(o.As32(), o.As32())
-	Label(f.label("word"))
-	CMPQ(i, full)
-	JAE(f.ref("last"))
-	MOVQ(Mem{Base: src, Index: o, Scale: 1}, x)
-	BSWAPQ(x)
-	f.withBMI2("word", &later, func() { unitsBMI2(x, c.base) }, func() { unitsWord(x, t, c) })
-	BSWAPQ(x)
-	MOVQ(x, Mem{Base: dst, Index: i, Scale: 8})
-	ADDQ(U8(7), o)
-	INCQ(i)
-	JMP(f.ref("word"))
+	TESTQ(full, full)
+	JZ(f.ref("last"))
+	CMPB(useBMI2, U8(0))
+	JE(f.ref("words_slow"))
+	encodeWords(f, "pdep", src, dst, full, i, o, x, func() { unitsBMI2(x, c.base) })
+	Label(f.label("words_slow"))
+	encodeWords(f, "word", src, dst, full, i, o, x, func() { unitsWord(x, t, c) })
 	// The last group, with no byte after it: 8 bytes to the end of src,
 	// or two 4-byte loads that agree on byte 3 when src is that group.
 	Label(f.label("last"))
@@ -648,42 +644,24 @@ func decodeRaw(f rawFunc) {
 	JZ(f.ref("scalar"))
 	decodeRawSmall(f, src, dst, n, size)
 	Label(f.label("steps"))
-	c.load(true)
 	decodeRawSteps(f, src, dst, g, i)
+	IMUL3Q(U8(7), g, t)
+	ADDQ(t, dst)
+	SUBQ(t, dlen)
 	JMP(f.ref("tail"))
 	Label(f.label("scalar"))
 	CMPQ(g, U8(rawLargeScalar))
 	JAE(fallback)
 	c.load(true)
+	CMPB(useBMI2, U8(0))
+	JE(f.ref("words_slow"))
+	decodeWords(f, "pext", src, dst, dlen, g, i, w, c, func() { fieldsBMI2(w) })
+	Label(f.label("words_slow"))
+	decodeWords(f, "words", src, dst, dlen, g, i, w, c, func() { fieldsWord(w, t, c) })
 
-	// A group at a time, stored as 8 bytes where they fit in dst.
-	Label(f.label("words"))
-	o := GP64()
-	Label(f.label("word"))
-	CMPQ(i, g)
-	JAE(f.ref("tail"))
-	MOVQ(Mem{Base: src, Index: i, Scale: 8}, w)
-	BSWAPQ(w)
-	ADDQ(c.bias, w)
-	TESTQ(w, c.bad)
-	JNZ(fallback)
-	f.withBMI2("word", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, c) })
-	BSWAPQ(w)
-	IMUL3Q(U8(7), i, o)
-	INCQ(i)
-	LEAQ(Mem{Base: o, Disp: 8}, t)
-	CMPQ(t, dlen)
-	JA(f.ref("seven"))
-	MOVQ(w, Mem{Base: dst, Index: o, Scale: 1})
-	JMP(f.ref("word"))
-	// The last 7 bytes: two 4-byte stores that overlap at byte 3.
-	Label(f.label("seven"))
-	storeSeven(w, Mem{Base: dst, Index: o, Scale: 1})
-	JMP(f.ref("word"))
-
-	// The tail (n >= 12 here): its k units, the 8 bytes before the
-	// marker, moved to the top of w by a multiply, zeros below; then dst
-	// and dlen describe the room from the tail's first byte.
+	// The tail (n >= 12 here), dst and dlen the room from its first byte:
+	// its k units, the 8 bytes before the marker, moved to the top of w by
+	// a multiply, zeros below.
 	Label(f.label("tail"))
 	TESTQ(r, r)
 	JZ(f.ref("return"))
@@ -694,10 +672,6 @@ func decodeRaw(f rawFunc) {
 	BSWAPQ(w)
 	IMULQ(Mem{Base: tab, Index: m, Scale: 8, Disp: tailShift}, w)
 	SUBQ(Mem{Base: tab, Index: m, Scale: 8, Disp: tailBias}, w)
-	LEAQ(Mem{Base: g, Index: g, Scale: 2}, o)
-	LEAQ(Mem{Base: g, Index: o, Scale: 2}, o) // 7g
-	ADDQ(o, dst)
-	SUBQ(o, dlen)
 	JMP(f.ref("units"))
 
 	Label(f.label("return"))
@@ -822,6 +796,66 @@ func decodeRaw(f rawFunc) {
 	Label(f.label("vgo"))
 	VZEROUPPER()
 	tailJump("·" + f.fallback)
+}
+
+// encodeWords emits the words of encodeRaw: the full >= 1 groups a byte
+// follows, from group i = 0 of src (at byte o = 0), a group at a time,
+// each loaded as 8 bytes, units emitting Units of x, into dst; then a jump
+// to the label last. name names its labels.
+func encodeWords(f rawFunc, name string, src, dst, full, i, o, x reg.GPVirtual, units func()) {
+	Label(f.label(name))
+	MOVQ(Mem{Base: src, Index: o, Scale: 1}, x)
+	BSWAPQ(x)
+	units()
+	BSWAPQ(x)
+	MOVQ(x, Mem{Base: dst, Index: i, Scale: 8})
+	ADDQ(U8(7), o)
+	INCQ(i)
+	CMPQ(i, full)
+	JB(f.ref(name))
+	JMP(f.ref("last"))
+}
+
+// decodeWords emits the words of decodeRaw: the g >= 1 groups from group
+// i = 0 of src, a group at a time, into dst, with dlen bytes of room, fields
+// emitting Fields of w; every group but the last stored as 8 bytes, which
+// the next group's overwrite, the last as 8 where the room allows. It
+// leaves dst and dlen the room past the groups, g zero, and jumps to the
+// label tail. name names its labels.
+func decodeWords(f rawFunc, name string, src, dst, dlen, g, i, w reg.GPVirtual, c decodeConsts, fields func()) {
+	group := func() {
+		MOVQ(Mem{Base: src, Index: i, Scale: 8}, w)
+		BSWAPQ(w)
+		ADDQ(c.bias, w)
+		TESTQ(w, c.bad)
+		JNZ(f.ref("go"))
+		fields()
+		BSWAPQ(w)
+	}
+	next := func() {
+		ADDQ(U8(7), dst)
+		SUBQ(U8(7), dlen)
+	}
+	DECQ(g)
+	JZ(f.ref(name + "_last"))
+	Label(f.label(name))
+	group()
+	MOVQ(w, Mem{Base: dst})
+	next()
+	INCQ(i)
+	DECQ(g)
+	JNZ(f.ref(name))
+	Label(f.label(name + "_last"))
+	group()
+	CMPQ(dlen, U8(8))
+	JB(f.ref(name + "_seven"))
+	MOVQ(w, Mem{Base: dst})
+	next()
+	JMP(f.ref("tail"))
+	Label(f.label(name + "_seven"))
+	storeSeven(w, Mem{Base: dst})
+	next()
+	JMP(f.ref("tail"))
 }
 
 // storeSeven emits the store of the 7 bytes of w (in memory order) at at:
