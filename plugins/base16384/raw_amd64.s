@@ -1498,19 +1498,17 @@ TEXT ·appendEncode(SB), NOSPLIT, $0-80
 	MOVBQZX (R12)(AX*1), DX
 	MOVBQZX 2688(R12)(AX*1), BX
 	MOVWQZX 4032(R12)(AX*2), CX
+	MOVQ    dst_len+16(FP), DI
 	MOVQ    dst_cap+24(FP), SI
-	MOVQ    dst_len+16(FP), R8
-	SUBQ    R8, SI
-	ADDQ    dst_base+8(FP), R8
+	MOVQ    dst_base+8(FP), R8
+	MOVQ    R8, out_base+56(FP)
+	MOVQ    SI, out_cap+72(FP)
+	SUBQ    DI, SI
 	CMPQ    SI, CX
 	JB      appendEncode_go
-	MOVQ    dst_base+8(FP), SI
-	MOVQ    SI, out_base+56(FP)
-	MOVQ    dst_len+16(FP), SI
-	ADDQ    CX, SI
-	MOVQ    SI, out_len+64(FP)
-	MOVQ    dst_cap+24(FP), SI
-	MOVQ    SI, out_cap+72(FP)
+	ADDQ    DI, R8
+	ADDQ    CX, DI
+	MOVQ    DI, out_len+64(FP)
 	MOVQ    src_base+32(FP), DI
 	MOVQ    $0x00003fff00003fff, R9
 	MOVQ    $0x3fff00003fff0000, R10
@@ -2142,11 +2140,11 @@ decodeStd_tiny8:
 decodeStd_group:
 	CMPQ   CX, $0x08
 	JNE    decodeStd_go
+	MOVL   $0x00000007, BX
 	MOVQ   dst_len+8(FP), R12
 	MOVQ   dst_base+0(FP), DX
-	CMPQ   R12, $0x07
+	CMPQ   R12, BX
 	JB     decodeStd_go
-	MOVL   $0x00000007, BX
 	MOVQ   BX, n+48(FP)
 	MOVQ   (R8), BX
 	BSWAPQ BX
@@ -2617,11 +2615,11 @@ decodeRaw_options:
 decodeRaw_group:
 	CMPQ   CX, $0x08
 	JNE    decodeRaw_go
+	MOVL   $0x00000007, BX
 	MOVQ   dst_len+16(FP), R12
 	MOVQ   dst_base+8(FP), DX
-	CMPQ   R12, $0x07
+	CMPQ   R12, BX
 	JB     decodeRaw_go
-	MOVL   $0x00000007, BX
 	MOVQ   BX, n+56(FP)
 	MOVQ   (R8), BX
 	BSWAPQ BX
@@ -2720,19 +2718,17 @@ appendDecode_shaped:
 	LEAQ           (SI)(SI*2), BX
 	LEAQ           (SI)(BX*2), BX
 	ADDQ           AX, BX
+	MOVQ           dst_len+16(FP), DI
 	MOVQ           dst_cap+24(FP), R12
-	MOVQ           dst_len+16(FP), DX
-	SUBQ           DX, R12
-	ADDQ           dst_base+8(FP), DX
+	MOVQ           dst_base+8(FP), DX
+	MOVQ           DX, out_base+56(FP)
+	MOVQ           R12, out_cap+72(FP)
+	SUBQ           DI, R12
 	CMPQ           R12, BX
 	JB             appendDecode_go
-	MOVQ           dst_base+8(FP), DI
-	MOVQ           DI, out_base+56(FP)
-	MOVQ           dst_len+16(FP), DI
+	ADDQ           DI, DX
 	ADDQ           BX, DI
 	MOVQ           DI, out_len+64(FP)
-	MOVQ           dst_cap+24(FP), DI
-	MOVQ           DI, out_cap+72(FP)
 	XORL           R13, R13
 	CMPB           ·useAVX512+0(SB), $0x00
 	JE             appendDecode_scalar
@@ -2988,19 +2984,17 @@ appendDecode_tiny:
 	JA      appendDecode_go
 	BTQ     AX, DX
 	JCC     appendDecode_go
+	MOVQ    dst_len+16(FP), DI
 	MOVQ    dst_cap+24(FP), R12
-	MOVQ    dst_len+16(FP), DX
-	SUBQ    DX, R12
-	ADDQ    dst_base+8(FP), DX
+	MOVQ    dst_base+8(FP), DX
+	MOVQ    DX, out_base+56(FP)
+	MOVQ    R12, out_cap+72(FP)
+	SUBQ    DI, R12
 	CMPQ    R12, AX
 	JB      appendDecode_go
-	MOVQ    dst_base+8(FP), DI
-	MOVQ    DI, out_base+56(FP)
-	MOVQ    dst_len+16(FP), DI
+	ADDQ    DI, DX
 	ADDQ    AX, DI
 	MOVQ    DI, out_len+64(FP)
-	MOVQ    dst_cap+24(FP), DI
-	MOVQ    DI, out_cap+72(FP)
 	CMPQ    CX, $0x08
 	JAE     appendDecode_tiny8
 	MOVL    (R8), BX
@@ -3083,20 +3077,18 @@ appendDecode_options:
 appendDecode_group:
 	CMPQ   CX, $0x08
 	JNE    appendDecode_go
-	MOVQ   dst_cap+24(FP), R12
-	MOVQ   dst_len+16(FP), DX
-	SUBQ   DX, R12
-	ADDQ   dst_base+8(FP), DX
-	CMPQ   R12, $0x07
-	JB     appendDecode_go
 	MOVL   $0x00000007, BX
-	MOVQ   dst_base+8(FP), DI
-	MOVQ   DI, out_base+56(FP)
 	MOVQ   dst_len+16(FP), DI
+	MOVQ   dst_cap+24(FP), R12
+	MOVQ   dst_base+8(FP), DX
+	MOVQ   DX, out_base+56(FP)
+	MOVQ   R12, out_cap+72(FP)
+	SUBQ   DI, R12
+	CMPQ   R12, BX
+	JB     appendDecode_go
+	ADDQ   DI, DX
 	ADDQ   BX, DI
 	MOVQ   DI, out_len+64(FP)
-	MOVQ   dst_cap+24(FP), DI
-	MOVQ   DI, out_cap+72(FP)
 	MOVQ   (R8), BX
 	BSWAPQ BX
 	ADDQ   344(SI), BX

@@ -188,18 +188,33 @@ func (f rawFunc) text(doc ...string) {
 	Doc(doc...)
 }
 
-// loadDst emits the loads of the output's start, into dst, and its room,
-// into room: dst itself, or the room past its length in the append form.
-func (f rawFunc) loadDst(dst, room reg.GPVirtual) {
-	if f.append {
-		Load(Param("dst").Cap(), room)
-		Load(Param("dst").Len(), dst)
-		SUBQ(dst, room)
-		ADDQ(addr(Param("dst").Base()), dst)
+// claimDst emits the claim of size bytes of output, or a jump to fail
+// when there is not that much room: it loads the output's start into dst
+// and its room into room (dst itself, or the room past its length in the
+// append form), and stores the result for an output of size bytes (the
+// count, or dst extended by size); the Go code sets it again when jumped
+// to. t is scratch.
+func (f rawFunc) claimDst(dst, room, size, t reg.GPVirtual, fail LabelRef) {
+	if !f.append {
+		Load(Param("dst").Len(), room)
+		Load(Param("dst").Base(), dst)
+		CMPQ(room, size)
+		JB(fail)
+		Store(size, ReturnIndex(0))
 		return
 	}
-	Load(Param("dst").Len(), room)
+	out := ReturnIndex(0)
+	Load(Param("dst").Len(), t)
+	Load(Param("dst").Cap(), room)
 	Load(Param("dst").Base(), dst)
+	Store(dst, out.Base())
+	Store(room, out.Cap())
+	SUBQ(t, room)
+	CMPQ(room, size)
+	JB(fail)
+	ADDQ(t, dst)
+	ADDQ(size, t)
+	Store(t, out.Len())
 }
 
 // addr returns the address of the argument or result c.
@@ -209,23 +224,6 @@ func addr(c gotypes.Component) Mem {
 		panic(err)
 	}
 	return b.Addr
-}
-
-// storeSize emits the store of the result for an output of size bytes:
-// the count, or dst extended by size in the append form. t is scratch.
-func (f rawFunc) storeSize(size, t reg.GPVirtual) {
-	if !f.append {
-		Store(size, ReturnIndex(0))
-		return
-	}
-	out := ReturnIndex(0)
-	Load(Param("dst").Base(), t)
-	Store(t, out.Base())
-	Load(Param("dst").Len(), t)
-	ADDQ(size, t)
-	Store(t, out.Len())
-	Load(Param("dst").Cap(), t)
-	Store(t, out.Cap())
 }
 
 // jumpIfOption emits, in the method forms, a jump to to when one of the
@@ -313,11 +311,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1, Disp: encTail}, r)
 	MOVWQZX(Mem{Base: tab, Index: n, Scale: 2, Disp: encSize}, size)
 	src, dst := GP64(), GP64()
-	f.loadDst(dst, t)
-	CMPQ(t, size)
-	JB(fallback)
-	// The result now: the Go code sets it again when jumped to.
-	f.storeSize(size, t)
+	f.claimDst(dst, t, size, GP64(), fallback)
 
 	Load(Param("src").Base(), src)
 	c := newEncodeConsts()
@@ -626,11 +620,7 @@ func decodeRaw(f rawFunc) {
 	LEAQ(Mem{Base: g, Index: g, Scale: 2}, size)
 	LEAQ(Mem{Base: g, Index: size, Scale: 2}, size) // 7g
 	ADDQ(r, size)
-	f.loadDst(dst, dlen)
-	CMPQ(dlen, size)
-	JB(fallback)
-	// The result now: the Go code sets it again when jumped to.
-	f.storeSize(size, t)
+	f.claimDst(dst, dlen, size, t, fallback)
 
 	// g >= 1 here: a tail alone went to tiny below.
 	i := GP64()
@@ -695,10 +685,7 @@ func decodeRaw(f rawFunc) {
 	JA(fallback)
 	BTQ(r, valid)
 	JCC(fallback)
-	f.loadDst(dst, dlen)
-	CMPQ(dlen, r)
-	JB(fallback)
-	f.storeSize(r, t)
+	f.claimDst(dst, dlen, r, t, fallback)
 	// 4 bytes below n = 8 (1 to 3 bytes decoded), 8 from there.
 	CMPQ(n, U8(8))
 	JAE(f.ref("tiny8"))
@@ -767,11 +754,8 @@ func decodeRaw(f rawFunc) {
 	Label(f.label("group"))
 	CMPQ(n, U8(8))
 	JNE(fallback)
-	f.loadDst(dst, dlen)
-	CMPQ(dlen, U8(7))
-	JB(fallback)
 	MOVL(U32(7), size.As32())
-	f.storeSize(size, t)
+	f.claimDst(dst, dlen, size, t, fallback)
 	MOVQ(Mem{Base: src}, w)
 	BSWAPQ(w)
 	ADDQ(tc.bias, w)
