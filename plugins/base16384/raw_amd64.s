@@ -849,6 +849,7 @@ GLOBL rawEncShape<>(SB), RODATA|NOPTR, $6720
 // func encodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·encodeStd(SB), NOSPLIT, $0-72
+	PCALIGN $0x40
 	MOVQ    src_len+32(FP), AX
 	CMPQ    AX, $0x00000540
 	JAE     encodeStd_go
@@ -1204,6 +1205,7 @@ GLOBL rawDecTail<>(SB), RODATA|NOPTR, $376
 // func encodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·encodeRaw(SB), NOSPLIT, $0-80
+	PCALIGN $0x40
 	MOVQ    e+0(FP), AX
 	TESTL   $0xff00ffff, (AX)
 	JNZ     encodeRaw_go
@@ -1488,6 +1490,7 @@ encodeRaw_go:
 // func appendEncode(e *byte, dst []byte, src []byte) (out []byte)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendEncode(SB), NOSPLIT, $0-80
+	PCALIGN $0x40
 	MOVQ    e+0(FP), AX
 	TESTL   $0xff00ffff, (AX)
 	JNZ     appendEncode_go
@@ -1775,6 +1778,7 @@ appendEncode_go:
 // func decodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeStd(SB), NOSPLIT, $0-72
+	PCALIGN $0x40
 	MOVQ    src_len+32(FP), CX
 	MOVQ    src_base+24(FP), R8
 	CMPQ    CX, $0x0a
@@ -2234,6 +2238,7 @@ GLOBL rawDecTest<>(SB), RODATA|NOPTR, $8
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeRaw(SB), NOSPLIT, $0-80
+	PCALIGN $0x40
 	MOVQ    src_len+40(FP), CX
 	MOVQ    src_base+32(FP), R8
 	CMPQ    CX, $0x0a
@@ -2684,6 +2689,7 @@ decodeRaw_vgo:
 // func appendDecode(e *byte, dst []byte, src []byte) (out []byte, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendDecode(SB), NOSPLIT, $0-96
+	PCALIGN $0x40
 	MOVQ    src_len+40(FP), CX
 	MOVQ    src_base+32(FP), R8
 	CMPQ    CX, $0x0a
