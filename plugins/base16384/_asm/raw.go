@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 
 	. "github.com/mmcloughlin/avo/build"
-	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -218,15 +217,6 @@ func (f rawFunc) claimDst(dst, room, size, t reg.GPVirtual, fail LabelRef) {
 	ADDQ(t, dst)
 	ADDQ(size, t)
 	Store(t, out.Len())
-}
-
-// addr returns the address of the argument or result c.
-func addr(c gotypes.Component) Mem {
-	b, err := c.Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return b.Addr
 }
 
 // jumpIfOption emits, in the method forms, a jump to to when one of the
@@ -542,12 +532,9 @@ func tableConsts(tab reg.GPVirtual) decodeConsts {
 	return decodeConsts{at(tailNegBase), at(tailBad), at(tailHi14)}
 }
 
-// load emits the loads of the constants into their registers, bias
-// (which only the groups use) when groups is set.
-func (c decodeConsts) load(groups bool) {
-	if groups {
-		MOVQ(U64(-0x4E004E004E004E00&0xFFFFFFFFFFFFFFFF), c.bias)
-	}
+// load emits the loads of the constants into their registers.
+func (c decodeConsts) load() {
+	MOVQ(U64(-0x4E004E004E004E00&0xFFFFFFFFFFFFFFFF), c.bias)
 	MOVQ(U64(0xC000C000C000C000), c.bad)
 	MOVQ(U64(0x0FFFC0000FFFC000), c.hi14)
 }
@@ -645,7 +632,7 @@ func decodeRaw(f rawFunc) {
 	Label(f.label("scalar"))
 	CMPQ(g, U8(rawLargeScalar))
 	JAE(fallback)
-	c.load(true)
+	c.load()
 	CMPB(useBMI2, U8(0))
 	JE(f.ref("words_slow"))
 	decodeWords(f, "pext", src, dst, dlen, g, i, w, c, func() { fieldsBMI2(w) })
@@ -658,6 +645,8 @@ func decodeRaw(f rawFunc) {
 	Label(f.label("tail"))
 	TESTQ(r, r)
 	JZ(f.ref("return"))
+	// (The shape's tab and m again: keeping them across the groups would
+	// take two registers from the steps and words.)
 	LEAQ(tailTable(), tab)
 	LEAQ(Mem{Base: n, Disp: -4}, m)
 	ANDQ(U8(6), m) // the tail's bytes, marker included, less 4
@@ -721,18 +710,10 @@ func decodeRaw(f rawFunc) {
 	JB(f.ref("exact1"))
 	CMPQ(r, U8(4))
 	JB(f.ref("exact2"))
-	MOVL(w.As32(), Mem{Base: dst})
-	LEAQ(Mem{Base: r, Disp: -4}, reg.RCX)
-	SHLQ(U8(3), reg.RCX)
-	SHRQ(reg.CL, w)
-	MOVL(w.As32(), Mem{Base: dst, Index: r, Scale: 1, Disp: -4})
+	storeEnds(w, dst, r, 4)
 	f.returnOK()
 	Label(f.label("exact2"))
-	MOVW(w.As16(), Mem{Base: dst})
-	LEAQ(Mem{Base: r, Disp: -2}, reg.RCX)
-	SHLQ(U8(3), reg.RCX)
-	SHRQ(reg.CL, w)
-	MOVW(w.As16(), Mem{Base: dst, Index: r, Scale: 1, Disp: -2})
+	storeEnds(w, dst, r, 2)
 	f.returnOK()
 	Label(f.label("exact1"))
 	MOVB(w.As8(), Mem{Base: dst})
@@ -759,20 +740,10 @@ func decodeRaw(f rawFunc) {
 	JNE(fallback)
 	MOVL(U32(7), size.As32())
 	f.claimDst(dst, dlen, size, t, fallback)
-	MOVQ(Mem{Base: src}, w)
-	BSWAPQ(w)
-	ADDQ(tc.bias, w)
-	TESTQ(w, tc.bad)
-	JNZ(fallback)
-	f.withBMI2("group", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, tc) })
-	BSWAPQ(w)
-	CMPQ(dlen, U8(8))
-	JB(f.ref("group7"))
-	MOVQ(w, Mem{Base: dst})
-	f.returnOK()
-	Label(f.label("group7"))
-	storeSeven(w, Mem{Base: dst})
-	f.returnOK()
+	decodeGroup(f, Mem{Base: src}, w, tc, func() {
+		f.withBMI2("group", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, tc) })
+	})
+	f.storeGroup("group7", w, dst, dlen, f.returnOK)
 
 	for _, emit := range later {
 		emit()
@@ -810,15 +781,7 @@ func encodeWords(f rawFunc, name string, src, dst, full, i, o, x reg.GPVirtual, 
 // leaves dst and dlen the room past the groups, g zero, and jumps to the
 // label tail. name names its labels.
 func decodeWords(f rawFunc, name string, src, dst, dlen, g, i, w reg.GPVirtual, c decodeConsts, fields func()) {
-	group := func() {
-		MOVQ(Mem{Base: src, Index: i, Scale: 8}, w)
-		BSWAPQ(w)
-		ADDQ(c.bias, w)
-		TESTQ(w, c.bad)
-		JNZ(f.ref("go"))
-		fields()
-		BSWAPQ(w)
-	}
+	at := Mem{Base: src, Index: i, Scale: 8}
 	next := func() {
 		ADDQ(U8(7), dst)
 		SUBQ(U8(7), dlen)
@@ -826,23 +789,60 @@ func decodeWords(f rawFunc, name string, src, dst, dlen, g, i, w reg.GPVirtual, 
 	DECQ(g)
 	JZ(f.ref(name + "_last"))
 	Label(f.label(name))
-	group()
+	decodeGroup(f, at, w, c, fields)
 	MOVQ(w, Mem{Base: dst})
 	next()
 	INCQ(i)
 	DECQ(g)
 	JNZ(f.ref(name))
 	Label(f.label(name + "_last"))
-	group()
+	decodeGroup(f, at, w, c, fields)
+	f.storeGroup(name+"_seven", w, dst, dlen, func() {
+		next()
+		JMP(f.ref("tail"))
+	})
+}
+
+// decodeGroup emits the decoding of the group at at into w, its 7 bytes in
+// memory order, fields emitting Fields of w; a bad unit jumps to the Go
+// code.
+func decodeGroup(f rawFunc, at Mem, w reg.GPVirtual, c decodeConsts, fields func()) {
+	MOVQ(at, w)
+	BSWAPQ(w)
+	ADDQ(c.bias, w)
+	TESTQ(w, c.bad)
+	JNZ(f.ref("go"))
+	fields()
+	BSWAPQ(w)
+}
+
+// storeGroup emits the store of a decoded group, w, at dst, as 8 bytes
+// where dlen leaves room for them and else as exactly 7 (from the label
+// seven), each followed by then, which must not fall through.
+func (f rawFunc) storeGroup(seven string, w, dst, dlen reg.GPVirtual, then func()) {
 	CMPQ(dlen, U8(8))
-	JB(f.ref(name + "_seven"))
+	JB(f.ref(seven))
 	MOVQ(w, Mem{Base: dst})
-	next()
-	JMP(f.ref("tail"))
-	Label(f.label(name + "_seven"))
+	then()
+	Label(f.label(seven))
 	storeSeven(w, Mem{Base: dst})
-	next()
-	JMP(f.ref("tail"))
+	then()
+}
+
+// storeEnds emits the store of the first r bytes of w (in memory order) at
+// dst, for width <= r <= 2*width: width bytes at dst and the width bytes
+// that end at dst+r, which overlap unless r is 2*width. It changes w and
+// CX.
+func storeEnds(w, dst, r reg.GPVirtual, width int) {
+	store, part := MOVL, w.As32()
+	if width == 2 {
+		store, part = MOVW, w.As16()
+	}
+	store(part, Mem{Base: dst})
+	LEAQ(Mem{Base: r, Disp: -width}, reg.RCX)
+	SHLQ(U8(3), reg.RCX)
+	SHRQ(reg.CL, w)
+	store(part, Mem{Base: dst, Index: r, Scale: 1, Disp: -width})
 }
 
 // storeSeven emits the store of the 7 bytes of w (in memory order) at at:
