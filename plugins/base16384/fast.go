@@ -26,7 +26,7 @@ import (
 // kernelGroups is the number of whole groups from which the Go code here
 // hands them to the block kernels: a step of the AVX-512 and NEON kernels,
 // below which they give the groups to the generic code anyway (and the AVX2
-// kernel takes 5).
+// kernel takes 4).
 const kernelGroups = 8
 
 // be is the byte order of the units.

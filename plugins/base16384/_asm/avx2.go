@@ -24,8 +24,9 @@ import (
 func encodeAVX2() {
 	TEXT("encodeAVX2", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
-	Doc("encodeAVX2 encodes the whole 4-group steps of len(dst)/8 groups",
-		"from src into dst and returns the number of groups encoded.")
+	Doc("encodeAVX2 encodes len(dst)/8 groups from src into dst, 4 a step",
+		"(none if there are fewer than 4), and returns the number of groups",
+		"encoded.")
 	k, n := newKernel("encodeAVX2", "dst", 4, 28, 32)
 
 	// Lane 0 holds src bytes 0..15, lane 1 bytes 12..27: the groups sit at
@@ -62,6 +63,10 @@ func encodeAVX2() {
 		VMOVDQU(x, out)
 	}
 	k.loops(0, step, nil)
+	// A step reads and writes exactly its groups' bytes: the last one
+	// moves back over groups already done. With fewer than a step's
+	// groups in all, the caller encodes them.
+	k.exactTail(n, step, func() {})
 	k.epilogue(n)
 }
 
@@ -76,7 +81,7 @@ func decodeAVX2() {
 	TEXT("decodeAVX2", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
 	Doc("decodeAVX2 decodes len(src)/8 groups from src into dst, 4 a step",
-		"while a group follows the step, stopping before the pass of up to 16",
+		"(none if there are fewer than 4), stopping before the pass of up to 16",
 		"groups holding the first bad unit, and returns the number of groups",
 		"decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX2", "src", 4, 32, 28)
@@ -116,6 +121,33 @@ func decodeAVX2() {
 	// The second 16-byte store of a step reaches two bytes past the step's
 	// output: keep one more group in dst.
 	k.loops(1, step, check)
+
+	// The exact step packs lane 1's 14 bytes at its top, ORs in the two
+	// last bytes of lane 0 and stores lane 1 over them: [0:16], then
+	// [12:28]. With fewer than a step's groups in all, the caller decodes
+	// them.
+	var packTop []byte
+	packTop = append(packTop, pack[:16]...)
+	packTop = append(packTop, 0x80, 0x80)
+	packTop = append(packTop, pack[:14]...)
+	compactTop := table("decAVX2PackTop", packTop)
+	k.exactTail(n, func(in, out Mem) {
+		x, t, hi := Y7, Y8, Y9
+		VPADDB(in, bias, x)
+		VPTEST(test, x)
+		JNZ(k.returnLabel())
+		VPSHUFB(swap, x, x)
+		VPMADDWD(pairs, x, x)
+		VPMULUDQ(join, x, t)
+		VPSRLQ(U8(32), x, x)
+		VPOR(t, x, x)
+		VPSHUFB(compactTop, x, x)
+		VEXTRACTI128(U8(1), x, hi.AsX())
+		VPSRLDQ(U8(12), x.AsX(), t.AsX())
+		VPOR(t.AsX(), hi.AsX(), hi.AsX())
+		VMOVDQU(x.AsX(), out)
+		VMOVDQU(hi.AsX(), out.Offset(12))
+	}, func() {})
 	k.epilogue(n)
 }
 

@@ -30,7 +30,7 @@ func vectorImpls() []Impl {
 	}
 	if hasAVX2 {
 		impls = append(impls, Impl{Name: "avx2", Encode: encodeWithAVX2, Decode: decodeWithAVX2,
-			StepGroups: avx2Groups, genericBelow: avx2Groups + 1, id: idAVX2})
+			StepGroups: avx2Groups, genericBelow: avx2Groups, id: idAVX2})
 	}
 	return impls
 }
@@ -58,10 +58,10 @@ func decodeSelected(dst, src []byte) int {
 }
 
 // avx2Groups is the number of groups an AVX2 step handles. The AVX2
-// kernels run only when src holds a step (and, for decode, the group the
-// last step's stores reach into); the generic code handles smaller inputs
-// and the groups after the last step. The AVX-512 kernels handle every
-// group, the last ones with masked loads and stores.
+// kernels run only when src holds a step; the generic code handles smaller
+// inputs. Their last step moves back over groups already done, so that it
+// reads and writes exactly the bytes of the last groups. The AVX-512
+// kernels handle every group, the last ones with masked loads and stores.
 const avx2Groups = 4
 
 // avx512Groups is the number of groups an AVX-512 step handles. Below it,
@@ -74,17 +74,20 @@ func encodeWithAVX2(dst, src []byte) int {
 	if n < avx2Groups {
 		return EncodeGeneric(dst, src)
 	}
-	done := encodeAVX2(dst[:8*n], src[:7*n])
-	return done + EncodeGeneric(dst[8*done:], src[7*done:])
+	return encodeAVX2(dst[:8*n], src[:7*n])
 }
 
-// decodeWithAVX2 is Decode with the AVX2 kernel.
+// decodeWithAVX2 is Decode with the AVX2 kernel, and the generic code from
+// the pass holding the first bad unit.
 func decodeWithAVX2(dst, src []byte) int {
 	n := len(src) / 8
-	if n <= avx2Groups {
+	if n < avx2Groups {
 		return DecodeGeneric(dst, src)
 	}
 	done := decodeAVX2(dst[:7*n], src[:8*n])
+	if done == n {
+		return n
+	}
 	return done + DecodeGeneric(dst[7*done:], src[8*done:])
 }
 

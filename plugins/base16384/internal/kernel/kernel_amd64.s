@@ -93,6 +93,41 @@ encodeAVX2_x1:
 	JMP         encodeAVX2_x1
 
 encodeAVX2_x1_done:
+	CMPQ BX, $0x04
+	JB   encodeAVX2_masked
+
+encodeAVX2_exact:
+	TESTQ  DX, DX
+	JZ     encodeAVX2_return
+	CMPQ   DX, $0x04
+	JAE    encodeAVX2_exact_step
+	MOVQ   $0x00000004, SI
+	SUBQ   DX, SI
+	IMUL3Q $0x07, SI, DX
+	SUBQ   DX, CX
+	IMUL3Q $0x08, SI, DX
+	SUBQ   DX, AX
+	MOVQ   $0x00000004, DX
+
+encodeAVX2_exact_step:
+	VMOVDQU     (CX), X7
+	VINSERTI128 $0x01, 12(CX), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (AX)
+	ADDQ        $0x0000001c, CX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000004, DX
+	JMP         encodeAVX2_exact
+
+encodeAVX2_masked:
+encodeAVX2_return:
 	SUBQ DX, BX
 	MOVQ BX, ret+48(FP)
 	VZEROUPPER
@@ -228,6 +263,43 @@ decodeAVX2_x1:
 	JMP          decodeAVX2_x1
 
 decodeAVX2_x1_done:
+	CMPQ BX, $0x04
+	JB   decodeAVX2_masked
+
+decodeAVX2_exact:
+	TESTQ  DX, DX
+	JZ     decodeAVX2_return
+	CMPQ   DX, $0x04
+	JAE    decodeAVX2_exact_step
+	MOVQ   $0x00000004, SI
+	SUBQ   DX, SI
+	IMUL3Q $0x08, SI, DX
+	SUBQ   DX, CX
+	IMUL3Q $0x07, SI, DX
+	SUBQ   DX, AX
+	MOVQ   $0x00000004, DX
+
+decodeAVX2_exact_step:
+	VPADDB       (CX), Y0, Y7
+	VPTEST       Y5, Y7
+	JNZ          decodeAVX2_return
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      decAVX2PackTop<>+0(SB), Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X9
+	VPSRLDQ      $0x0c, X7, X8
+	VPOR         X8, X9, X9
+	VMOVDQU      X7, (AX)
+	VMOVDQU      X9, 12(AX)
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x0000001c, AX
+	SUBQ         $0x00000004, DX
+	JMP          decodeAVX2_exact
+
+decodeAVX2_masked:
 decodeAVX2_return:
 	SUBQ DX, BX
 	MOVQ BX, ret+48(FP)
@@ -260,6 +332,12 @@ DATA decAVX2Test<>+8(SB)/8, $0x00c000c000c000c0
 DATA decAVX2Test<>+16(SB)/8, $0x00c000c000c000c0
 DATA decAVX2Test<>+24(SB)/8, $0x00c000c000c000c0
 GLOBL decAVX2Test<>(SB), RODATA|NOPTR, $32
+
+DATA decAVX2PackTop<>+0(SB)/8, $0x0e00010203040506
+DATA decAVX2PackTop<>+8(SB)/8, $0x808008090a0b0c0d
+DATA decAVX2PackTop<>+16(SB)/8, $0x0102030405068080
+DATA decAVX2PackTop<>+24(SB)/8, $0x08090a0b0c0d0e00
+GLOBL decAVX2PackTop<>(SB), RODATA|NOPTR, $32
 
 // func encodeAVX512(dst []byte, src []byte) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2, CMOV

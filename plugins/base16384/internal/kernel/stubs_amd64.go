@@ -4,14 +4,15 @@
 
 package kernel
 
-// encodeAVX2 encodes the whole 4-group steps of len(dst)/8 groups
-// from src into dst and returns the number of groups encoded.
+// encodeAVX2 encodes len(dst)/8 groups from src into dst, 4 a step
+// (none if there are fewer than 4), and returns the number of groups
+// encoded.
 //
 //go:noescape
 func encodeAVX2(dst []byte, src []byte) int
 
 // decodeAVX2 decodes len(src)/8 groups from src into dst, 4 a step
-// while a group follows the step, stopping before the pass of up to 16
+// (none if there are fewer than 4), stopping before the pass of up to 16
 // groups holding the first bad unit, and returns the number of groups
 // decoded. It may write anywhere in dst.
 //
