@@ -9,6 +9,11 @@ import "github.com/b14fs/b14fs/plugins/base16384/internal/kernel"
 // 256- and 128-bit forms of their instructions (AVX-512 VL).
 var useAVX512 = kernel.AVX512VL
 
+// useAVX2 turns on the AVX2 steps of encodeRaw and decodeRaw where
+// useAVX512 is not set: where the block kernels are the AVX2 ones (or the
+// AVX-512 ones without AVX-512 VL).
+var useAVX2 = kernel.AVX2
+
 // useBMI2 turns on pdep and pext in encodeRaw and decodeRaw, in place of
 // the shifts and masks of a word: with the AVX-512 kernels, whose
 // processors have BMI2 and run them in a cycle (AMD's before Zen 3, which

@@ -871,6 +871,8 @@ TEXT ·encodeStd(SB), NOSPLIT, $0-72
 	JB      encodeStd_words
 	CMPB    ·useAVX512+0(SB), $0x00
 	JNE     encodeStd_vector
+	CMPB    ·useAVX2+0(SB), $0x00
+	JNE     encodeStd_avx2
 	CMPQ    DX, $0x10
 	JAE     encodeStd_go
 	JMP     encodeStd_words
@@ -883,6 +885,7 @@ encodeStd_vector:
 	JB           encodeStd_y
 	VMOVDQU64    rawEncGatherZ<>+0(SB), Z0
 	LEAQ         -8(DX), SI
+	PCALIGN      $0x20
 
 encodeStd_z:
 	CMPQ CX, SI
@@ -1095,6 +1098,43 @@ encodeStd_return:
 	MOVQ AX, err_data+64(FP)
 	RET
 
+encodeStd_avx2:
+	VMOVDQU encAVX2ShufA<>+0(SB), Y0
+	VMOVDQU encAVX2ShufB<>+0(SB), Y1
+	VMOVDQU encAVX2MulA<>+0(SB), Y2
+	VMOVDQU encAVX2MulB<>+0(SB), Y3
+	VMOVDQU encAVX2Mask<>+0(SB), Y4
+	VMOVDQU encAVX2Base<>+0(SB), Y5
+	VMOVDQU swapBytes16<>+0(SB), Y6
+	LEAQ    -4(DX), R13
+	PCALIGN $0x20
+
+encodeStd_a2:
+	CMPQ CX, R13
+	JB   encodeStd_a2step
+	MOVQ R13, CX
+
+encodeStd_a2step:
+	IMUL3Q      $0x07, CX, SI
+	ADDQ        DI, SI
+	LEAQ        (R8)(CX*8), R12
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (R12)
+	ADDQ        $0x04, CX
+	CMPQ        CX, DX
+	JB          encodeStd_a2
+	VZEROUPPER
+	JMP         encodeStd_steps_done
+
 encodeStd_last_words:
 	MOVQ R12, SI
 	SHRQ $0x08, R12
@@ -1202,6 +1242,48 @@ DATA rawDecTail<>+360(SB)/8, $0x0fffc0000fffc000
 DATA rawDecTail<>+368(SB)/8, $0x3fff3fff3fff3fff
 GLOBL rawDecTail<>(SB), RODATA|NOPTR, $376
 
+DATA encAVX2ShufA<>+0(SB)/8, $0x0506030401028080
+DATA encAVX2ShufA<>+8(SB)/8, $0x0c0d0a0b08098080
+DATA encAVX2ShufA<>+16(SB)/8, $0x0708050603048080
+DATA encAVX2ShufA<>+24(SB)/8, $0x0e0f0c0d0a0b8080
+GLOBL encAVX2ShufA<>(SB), RODATA|NOPTR, $32
+
+DATA encAVX2ShufB<>+0(SB)/8, $0x8080058003800001
+DATA encAVX2ShufB<>+8(SB)/8, $0x80800c800a800708
+DATA encAVX2ShufB<>+16(SB)/8, $0x8080078005800203
+DATA encAVX2ShufB<>+24(SB)/8, $0x80800e800c80090a
+GLOBL encAVX2ShufB<>(SB), RODATA|NOPTR, $32
+
+DATA encAVX2MulA<>+0(SB)/8, $0x0001000400100001
+DATA encAVX2MulA<>+8(SB)/8, $0x0001000400100001
+DATA encAVX2MulA<>+16(SB)/8, $0x0001000400100001
+DATA encAVX2MulA<>+24(SB)/8, $0x0001000400100001
+GLOBL encAVX2MulA<>(SB), RODATA|NOPTR, $32
+
+DATA encAVX2MulB<>+0(SB)/8, $0x0000000400104000
+DATA encAVX2MulB<>+8(SB)/8, $0x0000000400104000
+DATA encAVX2MulB<>+16(SB)/8, $0x0000000400104000
+DATA encAVX2MulB<>+24(SB)/8, $0x0000000400104000
+GLOBL encAVX2MulB<>(SB), RODATA|NOPTR, $32
+
+DATA encAVX2Mask<>+0(SB)/8, $0x3fff3fff3fff3fff
+DATA encAVX2Mask<>+8(SB)/8, $0x3fff3fff3fff3fff
+DATA encAVX2Mask<>+16(SB)/8, $0x3fff3fff3fff3fff
+DATA encAVX2Mask<>+24(SB)/8, $0x3fff3fff3fff3fff
+GLOBL encAVX2Mask<>(SB), RODATA|NOPTR, $32
+
+DATA encAVX2Base<>+0(SB)/8, $0x4e004e004e004e00
+DATA encAVX2Base<>+8(SB)/8, $0x4e004e004e004e00
+DATA encAVX2Base<>+16(SB)/8, $0x4e004e004e004e00
+DATA encAVX2Base<>+24(SB)/8, $0x4e004e004e004e00
+GLOBL encAVX2Base<>(SB), RODATA|NOPTR, $32
+
+DATA swapBytes16<>+0(SB)/8, $0x0607040502030001
+DATA swapBytes16<>+8(SB)/8, $0x0e0f0c0d0a0b0809
+DATA swapBytes16<>+16(SB)/8, $0x0607040502030001
+DATA swapBytes16<>+24(SB)/8, $0x0e0f0c0d0a0b0809
+GLOBL swapBytes16<>(SB), RODATA|NOPTR, $32
+
 // func encodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·encodeRaw(SB), NOSPLIT, $0-80
@@ -1230,6 +1312,8 @@ TEXT ·encodeRaw(SB), NOSPLIT, $0-80
 	JB      encodeRaw_words
 	CMPB    ·useAVX512+0(SB), $0x00
 	JNE     encodeRaw_vector
+	CMPB    ·useAVX2+0(SB), $0x00
+	JNE     encodeRaw_avx2
 	CMPQ    DX, $0x10
 	JAE     encodeRaw_go
 	JMP     encodeRaw_words
@@ -1242,6 +1326,7 @@ encodeRaw_vector:
 	JB           encodeRaw_y
 	VMOVDQU64    rawEncGatherZ<>+0(SB), Z0
 	LEAQ         -8(DX), SI
+	PCALIGN      $0x20
 
 encodeRaw_z:
 	CMPQ CX, SI
@@ -1454,6 +1539,43 @@ encodeRaw_return:
 	MOVQ AX, err_data+72(FP)
 	RET
 
+encodeRaw_avx2:
+	VMOVDQU encAVX2ShufA<>+0(SB), Y0
+	VMOVDQU encAVX2ShufB<>+0(SB), Y1
+	VMOVDQU encAVX2MulA<>+0(SB), Y2
+	VMOVDQU encAVX2MulB<>+0(SB), Y3
+	VMOVDQU encAVX2Mask<>+0(SB), Y4
+	VMOVDQU encAVX2Base<>+0(SB), Y5
+	VMOVDQU swapBytes16<>+0(SB), Y6
+	LEAQ    -4(DX), R13
+	PCALIGN $0x20
+
+encodeRaw_a2:
+	CMPQ CX, R13
+	JB   encodeRaw_a2step
+	MOVQ R13, CX
+
+encodeRaw_a2step:
+	IMUL3Q      $0x07, CX, SI
+	ADDQ        DI, SI
+	LEAQ        (R8)(CX*8), R12
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (R12)
+	ADDQ        $0x04, CX
+	CMPQ        CX, DX
+	JB          encodeRaw_a2
+	VZEROUPPER
+	JMP         encodeRaw_steps_done
+
 encodeRaw_last_words:
 	MOVQ R12, SI
 	SHRQ $0x08, R12
@@ -1521,6 +1643,8 @@ TEXT ·appendEncode(SB), NOSPLIT, $0-80
 	JB      appendEncode_words
 	CMPB    ·useAVX512+0(SB), $0x00
 	JNE     appendEncode_vector
+	CMPB    ·useAVX2+0(SB), $0x00
+	JNE     appendEncode_avx2
 	CMPQ    DX, $0x10
 	JAE     appendEncode_go
 	JMP     appendEncode_words
@@ -1533,6 +1657,7 @@ appendEncode_vector:
 	JB           appendEncode_y
 	VMOVDQU64    rawEncGatherZ<>+0(SB), Z0
 	LEAQ         -8(DX), SI
+	PCALIGN      $0x20
 
 appendEncode_z:
 	CMPQ CX, SI
@@ -1742,6 +1867,43 @@ appendEncode_k2:
 appendEncode_return:
 	RET
 
+appendEncode_avx2:
+	VMOVDQU encAVX2ShufA<>+0(SB), Y0
+	VMOVDQU encAVX2ShufB<>+0(SB), Y1
+	VMOVDQU encAVX2MulA<>+0(SB), Y2
+	VMOVDQU encAVX2MulB<>+0(SB), Y3
+	VMOVDQU encAVX2Mask<>+0(SB), Y4
+	VMOVDQU encAVX2Base<>+0(SB), Y5
+	VMOVDQU swapBytes16<>+0(SB), Y6
+	LEAQ    -4(DX), R13
+	PCALIGN $0x20
+
+appendEncode_a2:
+	CMPQ CX, R13
+	JB   appendEncode_a2step
+	MOVQ R13, CX
+
+appendEncode_a2step:
+	IMUL3Q      $0x07, CX, SI
+	ADDQ        DI, SI
+	LEAQ        (R8)(CX*8), R12
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (R12)
+	ADDQ        $0x04, CX
+	CMPQ        CX, DX
+	JB          appendEncode_a2
+	VZEROUPPER
+	JMP         appendEncode_steps_done
+
 appendEncode_last_words:
 	MOVQ R12, SI
 	SHRQ $0x08, R12
@@ -1868,6 +2030,7 @@ decodeStd_steps:
 	CMPQ         SI, $0x08
 	JB           decodeStd_y
 	LEAQ         -8(SI), BX
+	PCALIGN      $0x20
 
 decodeStd_z:
 	CMPQ R13, BX
@@ -1933,8 +2096,14 @@ decodeStd_steps_done:
 	JMP    decodeStd_tail
 
 decodeStd_scalar:
+	CMPQ SI, $0x04
+	JB   decodeStd_words
+	CMPB ·useAVX2+0(SB), $0x00
+	JNE  decodeStd_avx2
 	CMPQ SI, $0x10
 	JAE  decodeStd_go
+
+decodeStd_words:
 	MOVQ $0xb1ffb1ffb1ffb200, R9
 	MOVQ $0xc000c000c000c000, R10
 	MOVQ $0x0fffc0000fffc000, R11
@@ -1985,9 +2154,9 @@ decodeStd_pext_seven:
 
 decodeStd_words_slow:
 	DECQ SI
-	JZ   decodeStd_words_last
+	JZ   decodeStd_words_shift_last
 
-decodeStd_words:
+decodeStd_words_shift:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
@@ -2008,9 +2177,9 @@ decodeStd_words:
 	SUBQ   $0x07, R12
 	INCQ   R13
 	DECQ   SI
-	JNZ    decodeStd_words
+	JNZ    decodeStd_words_shift
 
-decodeStd_words_last:
+decodeStd_words_shift_last:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
@@ -2027,13 +2196,13 @@ decodeStd_words_last:
 	ADDQ   DI, BX
 	BSWAPQ BX
 	CMPQ   R12, $0x08
-	JB     decodeStd_words_seven
+	JB     decodeStd_words_shift_seven
 	MOVQ   BX, (DX)
 	ADDQ   $0x07, DX
 	SUBQ   $0x07, R12
 	JMP    decodeStd_tail
 
-decodeStd_words_seven:
+decodeStd_words_shift_seven:
 	MOVL BX, (DX)
 	SHRQ $0x18, BX
 	MOVL BX, 3(DX)
@@ -2179,6 +2348,44 @@ decodeStd_group7:
 	MOVQ AX, err_data+64(FP)
 	RET
 
+decodeStd_avx2:
+	VMOVDQU      decAVX2Bias<>+0(SB), Y0
+	VMOVDQU      swapBytes16<>+0(SB), Y1
+	VMOVDQU      decAVX2Pairs<>+0(SB), Y2
+	VPBROADCASTQ decAVX2Join<>+0(SB), Y3
+	VMOVDQU      decAVX2Test<>+0(SB), Y5
+	LEAQ         -4(SI), R9
+	PCALIGN      $0x20
+
+decodeStd_a2:
+	CMPQ R13, R9
+	JB   decodeStd_a2step
+	MOVQ R9, R13
+
+decodeStd_a2step:
+	LEAQ         (R8)(R13*8), BX
+	IMUL3Q       $0x07, R13, DI
+	ADDQ         DX, DI
+	VPADDB       (BX), Y0, Y7
+	VPTEST       Y5, Y7
+	JNZ          decodeStd_vgo
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      decAVX2PackTop<>+0(SB), Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X9
+	VPSRLDQ      $0x0c, X7, X8
+	VPOR         X8, X9, X9
+	VMOVDQU      X7, (DI)
+	VMOVDQU      X9, 12(DI)
+	ADDQ         $0x04, R13
+	CMPQ         R13, SI
+	JB           decodeStd_a2
+	VZEROUPPER
+	JMP          decodeStd_steps_done
+
 decodeStd_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
@@ -2234,6 +2441,33 @@ GLOBL rawDecPack<>(SB), RODATA|NOPTR, $64
 
 DATA rawDecTest<>+0(SB)/8, $0x00c000c000c000c0
 GLOBL rawDecTest<>(SB), RODATA|NOPTR, $8
+
+DATA decAVX2Bias<>+0(SB)/8, $0x00b200b200b200b2
+DATA decAVX2Bias<>+8(SB)/8, $0x00b200b200b200b2
+DATA decAVX2Bias<>+16(SB)/8, $0x00b200b200b200b2
+DATA decAVX2Bias<>+24(SB)/8, $0x00b200b200b200b2
+GLOBL decAVX2Bias<>(SB), RODATA|NOPTR, $32
+
+DATA decAVX2Pairs<>+0(SB)/8, $0x0001400000014000
+DATA decAVX2Pairs<>+8(SB)/8, $0x0001400000014000
+DATA decAVX2Pairs<>+16(SB)/8, $0x0001400000014000
+DATA decAVX2Pairs<>+24(SB)/8, $0x0001400000014000
+GLOBL decAVX2Pairs<>(SB), RODATA|NOPTR, $32
+
+DATA decAVX2Join<>+0(SB)/8, $0x0000000010000000
+GLOBL decAVX2Join<>(SB), RODATA|NOPTR, $8
+
+DATA decAVX2Test<>+0(SB)/8, $0x00c000c000c000c0
+DATA decAVX2Test<>+8(SB)/8, $0x00c000c000c000c0
+DATA decAVX2Test<>+16(SB)/8, $0x00c000c000c000c0
+DATA decAVX2Test<>+24(SB)/8, $0x00c000c000c000c0
+GLOBL decAVX2Test<>(SB), RODATA|NOPTR, $32
+
+DATA decAVX2PackTop<>+0(SB)/8, $0x0e00010203040506
+DATA decAVX2PackTop<>+8(SB)/8, $0x808008090a0b0c0d
+DATA decAVX2PackTop<>+16(SB)/8, $0x0102030405068080
+DATA decAVX2PackTop<>+24(SB)/8, $0x08090a0b0c0d0e00
+GLOBL decAVX2PackTop<>(SB), RODATA|NOPTR, $32
 
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
@@ -2331,6 +2565,7 @@ decodeRaw_steps:
 	CMPQ         SI, $0x08
 	JB           decodeRaw_y
 	LEAQ         -8(SI), BX
+	PCALIGN      $0x20
 
 decodeRaw_z:
 	CMPQ R13, BX
@@ -2396,8 +2631,14 @@ decodeRaw_steps_done:
 	JMP    decodeRaw_tail
 
 decodeRaw_scalar:
+	CMPQ SI, $0x04
+	JB   decodeRaw_words
+	CMPB ·useAVX2+0(SB), $0x00
+	JNE  decodeRaw_avx2
 	CMPQ SI, $0x10
 	JAE  decodeRaw_go
+
+decodeRaw_words:
 	MOVQ $0xb1ffb1ffb1ffb200, R9
 	MOVQ $0xc000c000c000c000, R10
 	MOVQ $0x0fffc0000fffc000, R11
@@ -2448,9 +2689,9 @@ decodeRaw_pext_seven:
 
 decodeRaw_words_slow:
 	DECQ SI
-	JZ   decodeRaw_words_last
+	JZ   decodeRaw_words_shift_last
 
-decodeRaw_words:
+decodeRaw_words_shift:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
@@ -2471,9 +2712,9 @@ decodeRaw_words:
 	SUBQ   $0x07, R12
 	INCQ   R13
 	DECQ   SI
-	JNZ    decodeRaw_words
+	JNZ    decodeRaw_words_shift
 
-decodeRaw_words_last:
+decodeRaw_words_shift_last:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
@@ -2490,13 +2731,13 @@ decodeRaw_words_last:
 	ADDQ   DI, BX
 	BSWAPQ BX
 	CMPQ   R12, $0x08
-	JB     decodeRaw_words_seven
+	JB     decodeRaw_words_shift_seven
 	MOVQ   BX, (DX)
 	ADDQ   $0x07, DX
 	SUBQ   $0x07, R12
 	JMP    decodeRaw_tail
 
-decodeRaw_words_seven:
+decodeRaw_words_shift_seven:
 	MOVL BX, (DX)
 	SHRQ $0x18, BX
 	MOVL BX, 3(DX)
@@ -2655,6 +2896,44 @@ decodeRaw_group7:
 	MOVQ AX, err_data+72(FP)
 	RET
 
+decodeRaw_avx2:
+	VMOVDQU      decAVX2Bias<>+0(SB), Y0
+	VMOVDQU      swapBytes16<>+0(SB), Y1
+	VMOVDQU      decAVX2Pairs<>+0(SB), Y2
+	VPBROADCASTQ decAVX2Join<>+0(SB), Y3
+	VMOVDQU      decAVX2Test<>+0(SB), Y5
+	LEAQ         -4(SI), R9
+	PCALIGN      $0x20
+
+decodeRaw_a2:
+	CMPQ R13, R9
+	JB   decodeRaw_a2step
+	MOVQ R9, R13
+
+decodeRaw_a2step:
+	LEAQ         (R8)(R13*8), BX
+	IMUL3Q       $0x07, R13, DI
+	ADDQ         DX, DI
+	VPADDB       (BX), Y0, Y7
+	VPTEST       Y5, Y7
+	JNZ          decodeRaw_vgo
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      decAVX2PackTop<>+0(SB), Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X9
+	VPSRLDQ      $0x0c, X7, X8
+	VPOR         X8, X9, X9
+	VMOVDQU      X7, (DI)
+	VMOVDQU      X9, 12(DI)
+	ADDQ         $0x04, R13
+	CMPQ         R13, SI
+	JB           decodeRaw_a2
+	VZEROUPPER
+	JMP          decodeRaw_steps_done
+
 decodeRaw_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
@@ -2788,6 +3067,7 @@ appendDecode_steps:
 	CMPQ         SI, $0x08
 	JB           appendDecode_y
 	LEAQ         -8(SI), BX
+	PCALIGN      $0x20
 
 appendDecode_z:
 	CMPQ R13, BX
@@ -2853,8 +3133,14 @@ appendDecode_steps_done:
 	JMP    appendDecode_tail
 
 appendDecode_scalar:
+	CMPQ SI, $0x04
+	JB   appendDecode_words
+	CMPB ·useAVX2+0(SB), $0x00
+	JNE  appendDecode_avx2
 	CMPQ SI, $0x10
 	JAE  appendDecode_go
+
+appendDecode_words:
 	MOVQ $0xb1ffb1ffb1ffb200, R9
 	MOVQ $0xc000c000c000c000, R10
 	MOVQ $0x0fffc0000fffc000, R11
@@ -2905,9 +3191,9 @@ appendDecode_pext_seven:
 
 appendDecode_words_slow:
 	DECQ SI
-	JZ   appendDecode_words_last
+	JZ   appendDecode_words_shift_last
 
-appendDecode_words:
+appendDecode_words_shift:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
@@ -2928,9 +3214,9 @@ appendDecode_words:
 	SUBQ   $0x07, R12
 	INCQ   R13
 	DECQ   SI
-	JNZ    appendDecode_words
+	JNZ    appendDecode_words_shift
 
-appendDecode_words_last:
+appendDecode_words_shift_last:
 	MOVQ   (R8)(R13*8), BX
 	BSWAPQ BX
 	ADDQ   R9, BX
@@ -2947,13 +3233,13 @@ appendDecode_words_last:
 	ADDQ   DI, BX
 	BSWAPQ BX
 	CMPQ   R12, $0x08
-	JB     appendDecode_words_seven
+	JB     appendDecode_words_shift_seven
 	MOVQ   BX, (DX)
 	ADDQ   $0x07, DX
 	SUBQ   $0x07, R12
 	JMP    appendDecode_tail
 
-appendDecode_words_seven:
+appendDecode_words_shift_seven:
 	MOVL BX, (DX)
 	SHRQ $0x18, BX
 	MOVL BX, 3(DX)
@@ -3123,6 +3409,44 @@ appendDecode_group7:
 	MOVQ AX, err_itable+80(FP)
 	MOVQ AX, err_data+88(FP)
 	RET
+
+appendDecode_avx2:
+	VMOVDQU      decAVX2Bias<>+0(SB), Y0
+	VMOVDQU      swapBytes16<>+0(SB), Y1
+	VMOVDQU      decAVX2Pairs<>+0(SB), Y2
+	VPBROADCASTQ decAVX2Join<>+0(SB), Y3
+	VMOVDQU      decAVX2Test<>+0(SB), Y5
+	LEAQ         -4(SI), R9
+	PCALIGN      $0x20
+
+appendDecode_a2:
+	CMPQ R13, R9
+	JB   appendDecode_a2step
+	MOVQ R9, R13
+
+appendDecode_a2step:
+	LEAQ         (R8)(R13*8), BX
+	IMUL3Q       $0x07, R13, DI
+	ADDQ         DX, DI
+	VPADDB       (BX), Y0, Y7
+	VPTEST       Y5, Y7
+	JNZ          appendDecode_vgo
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      decAVX2PackTop<>+0(SB), Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X9
+	VPSRLDQ      $0x0c, X7, X8
+	VPOR         X8, X9, X9
+	VMOVDQU      X7, (DI)
+	VMOVDQU      X9, 12(DI)
+	ADDQ         $0x04, R13
+	CMPQ         R13, SI
+	JB           appendDecode_a2
+	VZEROUPPER
+	JMP          appendDecode_steps_done
 
 appendDecode_units_words:
 	MOVQ   BX, DI

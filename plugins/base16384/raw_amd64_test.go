@@ -10,18 +10,25 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// TestUseAVX512 checks that the assembly of raw_amd64.s takes its AVX-512
+// TestUseVector checks that the assembly of raw_amd64.s takes its AVX-512
 // steps, and pdep and pext, only where the block kernels are the AVX-512
-// ones (so that GODEBUG=cpu.avx512f=off turns them off too), and BMI2's
-// instructions only where the processor has them.
-func TestUseAVX512(t *testing.T) {
-	if useAVX512 && kernel.Name() != "avx512vbmi" {
-		t.Fatalf("useAVX512 with the %s kernels", kernel.Name())
+// ones (so that GODEBUG=cpu.avx512f=off turns them off too), its AVX2
+// steps only where they are the AVX2 or the AVX-512 ones (and always with
+// the AVX2 ones, so that the tests under GODEBUG=cpu.avx512f=off run them),
+// and BMI2's instructions only where the processor has them.
+func TestUseVector(t *testing.T) {
+	name := kernel.Name()
+	if useAVX512 && name != "avx512vbmi" {
+		t.Fatalf("useAVX512 with the %s kernels", name)
 	}
-	if useBMI2 && (kernel.Name() != "avx512vbmi" || !cpu.X86.HasBMI2) {
-		t.Fatalf("useBMI2 with the %s kernels, BMI2 %v", kernel.Name(), cpu.X86.HasBMI2)
+	if useAVX2 != (name == "avx2" || name == "avx512vbmi") {
+		t.Fatalf("useAVX2 %v with the %s kernels", useAVX2, name)
 	}
-	t.Logf("kernels %s, AVX-512 steps for small inputs: %v, pdep and pext: %v", kernel.Name(), useAVX512, useBMI2)
+	if useBMI2 && (name != "avx512vbmi" || !cpu.X86.HasBMI2) {
+		t.Fatalf("useBMI2 with the %s kernels, BMI2 %v", name, cpu.X86.HasBMI2)
+	}
+	t.Logf("kernels %s, AVX-512 steps for small inputs: %v, AVX2 steps: %v, pdep and pext: %v",
+		name, useAVX512, useAVX2, useBMI2)
 }
 
 // TestConfigOffsets checks the offsets in an Encoding of the options that

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/binary"
+	"slices"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -10,8 +13,26 @@ import (
 // bytes of units. The AVX2 kernels name their vector registers: avo's
 // allocator may hand out Y16-Y31, which VEX-encoded instructions cannot use.
 
-// encodeAVX2 emits encodeAVX2. Each 16-bit lane k of a group gets unit k
-// as (A_k*mulA_k mod 2^16) & 0x3FFF | (B_k*mulB_k >> 16), where the shuffles
+// encodeAVX2 emits encodeAVX2 (avx2Encoder).
+func encodeAVX2() {
+	TEXT("encodeAVX2", NOSPLIT, "func(dst, src []byte) int")
+	Pragma("noescape")
+	Doc("encodeAVX2 encodes len(dst)/8 groups from src into dst, 4 a step",
+		"(none if there are fewer than 4), and returns the number of groups",
+		"encoded.")
+	k, n := newKernel("encodeAVX2", "dst", 4, 28, 32)
+	e := newAVX2Encoder()
+	k.loops(0, e.step, nil)
+	// A step reads and writes exactly its groups' bytes: the last one
+	// moves back over groups already done. With fewer than a step's
+	// groups in all, the caller encodes them.
+	k.exactTail(n, e.step, func() {})
+	k.epilogue(n)
+}
+
+// avx2Encoder holds the constants of the AVX2 encoding step in Y0..Y6, for
+// encodeAVX2 and encodeRaw. Each 16-bit lane k of a group gets unit k as
+// (A_k*mulA_k mod 2^16) & 0x3FFF | (B_k*mulB_k >> 16), where the shuffles
 // A and B gather the two bytes holding the bits of the field:
 //
 //	k  A      mulA  B      mulB
@@ -21,14 +42,10 @@ import (
 //	3  b5 b6  1     0      0
 //
 // then adds 0x4E00 and swaps the bytes of every unit to big-endian.
-func encodeAVX2() {
-	TEXT("encodeAVX2", NOSPLIT, "func(dst, src []byte) int")
-	Pragma("noescape")
-	Doc("encodeAVX2 encodes len(dst)/8 groups from src into dst, 4 a step",
-		"(none if there are fewer than 4), and returns the number of groups",
-		"encoded.")
-	k, n := newKernel("encodeAVX2", "dst", 4, 28, 32)
+type avx2Encoder struct{ shufA, shufB, mulA, mulB, mask, base, swap VecPhysical }
 
+// newAVX2Encoder loads the constants of the encoding step.
+func newAVX2Encoder() avx2Encoder {
 	// Lane 0 holds src bytes 0..15, lane 1 bytes 12..27: the groups sit at
 	// lane offsets 0, 7 and 2, 9.
 	var shufA, shufB []byte
@@ -37,46 +54,37 @@ func encodeAVX2() {
 		shufA = append(shufA, z, z, o+2, o+1, o+4, o+3, o+6, o+5)
 		shufB = append(shufB, o+1, o, z, o+3, z, o+5, z, z)
 	}
-	sa, sb := Y0, Y1
-	VMOVDQU(table("encAVX2ShufA", shufA), sa)
-	VMOVDQU(table("encAVX2ShufB", shufB), sb)
-	mulA, mulB := Y2, Y3
-	VMOVDQU(table("encAVX2MulA", repeat(words(1, 16, 4, 1), 32)), mulA)
-	VMOVDQU(table("encAVX2MulB", repeat(words(1<<14, 16, 4, 0), 32)), mulB)
-	mask, base, swap := Y4, Y5, Y6
-	VMOVDQU(table("encAVX2Mask", repeat(words(0x3FFF), 32)), mask)
-	VMOVDQU(table("encAVX2Base", repeat(words(0x4E00), 32)), base)
-	VMOVDQU(swapTable(), swap)
-
-	step := func(in, out Mem) {
-		x, a := Y7, Y8
-		VMOVDQU(in, x.AsX())
-		VINSERTI128(U8(1), in.Offset(12), x, x)
-		VPSHUFB(sa, x, a)
-		VPSHUFB(sb, x, x)
-		VPMULLW(mulA, a, a)
-		VPMULHUW(mulB, x, x)
-		VPAND(mask, a, a)
-		VPOR(a, x, x)
-		VPADDW(base, x, x)
-		VPSHUFB(swap, x, x)
-		VMOVDQU(x, out)
-	}
-	k.loops(0, step, nil)
-	// A step reads and writes exactly its groups' bytes: the last one
-	// moves back over groups already done. With fewer than a step's
-	// groups in all, the caller encodes them.
-	k.exactTail(n, step, func() {})
-	k.epilogue(n)
+	e := avx2Encoder{Y0, Y1, Y2, Y3, Y4, Y5, Y6}
+	VMOVDQU(table("encAVX2ShufA", shufA), e.shufA)
+	VMOVDQU(table("encAVX2ShufB", shufB), e.shufB)
+	VMOVDQU(table("encAVX2MulA", repeat(words(1, 16, 4, 1), 32)), e.mulA)
+	VMOVDQU(table("encAVX2MulB", repeat(words(1<<14, 16, 4, 0), 32)), e.mulB)
+	VMOVDQU(table("encAVX2Mask", repeat(words(0x3FFF), 32)), e.mask)
+	VMOVDQU(table("encAVX2Base", repeat(words(0x4E00), 32)), e.base)
+	VMOVDQU(swapTable(), e.swap)
+	return e
 }
 
-// decodeAVX2 emits decodeAVX2. A step subtracts 0x4E from the high byte of
-// every unit (a unit is valid exactly when the result is below 0x40), swaps
-// the units to little-endian 14-bit values v0..v3, joins them in pairs with
-// vpmaddwd (D0 = v0<<14 | v1, D1 = v2<<14 | v3), joins the pairs into the
-// 56-bit group value D0<<28 | D1 with vpmuludq and a shift, and writes its
-// 7 bytes big-endian. The high bytes are OR-ed into an accumulator that is
-// tested once a pass; a failed test returns the groups before the pass.
+// step encodes the 4 groups, 28 bytes, at in into the 32 bytes at out,
+// with Y7 and Y8. It reads and writes exactly those bytes.
+func (e avx2Encoder) step(in, out Mem) {
+	x, a := Y7, Y8
+	VMOVDQU(in, x.AsX())
+	VINSERTI128(U8(1), in.Offset(12), x, x)
+	VPSHUFB(e.shufA, x, a)
+	VPSHUFB(e.shufB, x, x)
+	VPMULLW(e.mulA, a, a)
+	VPMULHUW(e.mulB, x, x)
+	VPAND(e.mask, a, a)
+	VPOR(a, x, x)
+	VPADDW(e.base, x, x)
+	VPSHUFB(e.swap, x, x)
+	VMOVDQU(x, out)
+}
+
+// decodeAVX2 emits decodeAVX2 (avx2Decoder). Its loop OR-s the biased
+// units into an accumulator tested once a pass; a failed test returns the
+// groups before the pass.
 func decodeAVX2() {
 	TEXT("decodeAVX2", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
@@ -85,70 +93,90 @@ func decodeAVX2() {
 		"groups holding the first bad unit, and returns the number of groups",
 		"decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX2", "src", 4, 32, 28)
-
-	bias, swap, pairs, join := Y0, Y1, Y2, Y3
-	VMOVDQU(table("decAVX2Bias", repeat([]byte{0x100 - 0x4E, 0}, 32)), bias)
-	VMOVDQU(swapTable(), swap)
-	VMOVDQU(table("decAVX2Pairs", repeat(words(1<<14, 1), 32)), pairs)
-	VPBROADCASTQ(ConstData("decAVX2Join", U64(1<<28)), join)
-	var pack []byte
-	for range 2 {
-		pack = append(pack, 6, 5, 4, 3, 2, 1, 0, 14, 13, 12, 11, 10, 9, 8, 0x80, 0x80)
-	}
-	compact, test := Y4, Y5
-	VMOVDQU(table("decAVX2Pack", pack), compact)
-	VMOVDQU(table("decAVX2Test", repeat([]byte{0xC0, 0}, 32)), test)
-	acc := Y6
+	d := newAVX2Decoder()
+	compact, acc := Y4, Y6
+	VMOVDQU(table("decAVX2Pack", decAVX2Pack(false)), compact)
 	VPXOR(acc, acc, acc)
 
-	step := func(in, out Mem) {
-		x, t := Y7, Y8
-		VPADDB(in, bias, x)
-		VPOR(x, acc, acc)
-		VPSHUFB(swap, x, x)
-		VPMADDWD(pairs, x, x)
-		VPMULUDQ(join, x, t)
-		VPSRLQ(U8(32), x, x)
-		VPOR(t, x, x)
-		VPSHUFB(compact, x, x)
-		VMOVDQU(x.AsX(), out)
-		VEXTRACTI128(U8(1), x, out.Offset(14))
-	}
-	check := func() {
-		VPTEST(test, acc)
-		JNZ(k.returnLabel())
-	}
 	// The second 16-byte store of a step reaches two bytes past the step's
 	// output: keep one more group in dst.
-	k.loops(1, step, check)
-
-	// The exact step packs lane 1's 14 bytes at its top, ORs in the two
-	// last bytes of lane 0 and stores lane 1 over them: [0:16], then
-	// [12:28]. With fewer than a step's groups in all, the caller decodes
-	// them.
-	var packTop []byte
-	packTop = append(packTop, pack[:16]...)
-	packTop = append(packTop, 0x80, 0x80)
-	packTop = append(packTop, pack[:14]...)
-	compactTop := table("decAVX2PackTop", packTop)
-	k.exactTail(n, func(in, out Mem) {
-		x, t, hi := Y7, Y8, Y9
-		VPADDB(in, bias, x)
-		VPTEST(test, x)
-		JNZ(k.returnLabel())
-		VPSHUFB(swap, x, x)
-		VPMADDWD(pairs, x, x)
-		VPMULUDQ(join, x, t)
-		VPSRLQ(U8(32), x, x)
-		VPOR(t, x, x)
-		VPSHUFB(compactTop, x, x)
-		VEXTRACTI128(U8(1), x, hi.AsX())
-		VPSRLDQ(U8(12), x.AsX(), t.AsX())
-		VPOR(t.AsX(), hi.AsX(), hi.AsX())
+	k.loops(1, func(in, out Mem) {
+		x := Y7
+		VPADDB(in, d.bias, x)
+		VPOR(x, acc, acc)
+		d.bytes(x, compact)
 		VMOVDQU(x.AsX(), out)
-		VMOVDQU(hi.AsX(), out.Offset(12))
+		VEXTRACTI128(U8(1), x, out.Offset(14))
+	}, func() {
+		VPTEST(d.test, acc)
+		JNZ(k.returnLabel())
+	})
+	// With fewer than a step's groups in all, the caller decodes them.
+	k.exactTail(n, func(in, out Mem) {
+		d.exactStep(in, out, k.returnLabel())
 	}, func() {})
 	k.epilogue(n)
+}
+
+// avx2Decoder holds the constants of the AVX2 decoding step in Y0..Y3 and
+// Y5, for decodeAVX2 and decodeRaw. A step subtracts 0x4E from the high byte
+// of every unit (a unit is valid exactly when the result is below 0x40),
+// swaps the units to little-endian 14-bit values v0..v3, joins them in
+// pairs with vpmaddwd (D0 = v0<<14 | v1, D1 = v2<<14 | v3), joins the
+// pairs into the 56-bit group value D0<<28 | D1 with vpmuludq and a
+// shift, and writes its 7 bytes big-endian.
+type avx2Decoder struct{ bias, swap, pairs, join, test VecPhysical }
+
+// newAVX2Decoder loads the constants of the decoding step.
+func newAVX2Decoder() avx2Decoder {
+	d := avx2Decoder{bias: Y0, swap: Y1, pairs: Y2, join: Y3, test: Y5}
+	VMOVDQU(table("decAVX2Bias", repeat([]byte{0x100 - 0x4E, 0}, 32)), d.bias)
+	VMOVDQU(swapTable(), d.swap)
+	VMOVDQU(table("decAVX2Pairs", repeat(words(1<<14, 1), 32)), d.pairs)
+	VPBROADCASTQ(table("decAVX2Join", binary.LittleEndian.AppendUint64(nil, 1<<28)), d.join)
+	VMOVDQU(table("decAVX2Test", repeat([]byte{0xC0, 0}, 32)), d.test)
+	return d
+}
+
+// decAVX2Pack returns the vpshufb table that packs each lane's two
+// decoded groups, 14 bytes, at the bottom of the lane, or with top lane
+// 1's at its top.
+func decAVX2Pack(top bool) []byte {
+	lane := []byte{6, 5, 4, 3, 2, 1, 0, 14, 13, 12, 11, 10, 9, 8}
+	pack := append(slices.Clone(lane), 0x80, 0x80)
+	if top {
+		return append(append(pack, 0x80, 0x80), lane...)
+	}
+	return append(append(pack, lane...), 0x80, 0x80)
+}
+
+// bytes turns the biased units in x into 7 bytes a group, each lane's two
+// groups packed by the vpshufb table pack. It uses Y8.
+func (d avx2Decoder) bytes(x VecPhysical, pack Op) {
+	t := Y8
+	VPSHUFB(d.swap, x, x)
+	VPMADDWD(d.pairs, x, x)
+	VPMULUDQ(d.join, x, t)
+	VPSRLQ(U8(32), x, x)
+	VPOR(t, x, x)
+	VPSHUFB(pack, x, x)
+}
+
+// exactStep decodes the 4 groups at in into exactly the 28 bytes at out,
+// or jumps to bad if a unit is out of range, with Y7..Y9: lane 1's 14
+// bytes, at the top of the lane, take in the last two bytes of lane 0,
+// and lane 1 is stored at [12:28] after lane 0 at [0:16].
+func (d avx2Decoder) exactStep(in, out Mem, bad LabelRef) {
+	x, t, hi := Y7, Y8, Y9
+	VPADDB(in, d.bias, x)
+	VPTEST(d.test, x)
+	JNZ(bad)
+	d.bytes(x, table("decAVX2PackTop", decAVX2Pack(true)))
+	VEXTRACTI128(U8(1), x, hi.AsX())
+	VPSRLDQ(U8(12), x.AsX(), t.AsX())
+	VPOR(t.AsX(), hi.AsX(), hi.AsX())
+	VMOVDQU(x.AsX(), out)
+	VMOVDQU(hi.AsX(), out.Offset(12))
 }
 
 var swapMem *Mem

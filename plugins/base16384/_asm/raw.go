@@ -24,13 +24,16 @@ import (
 // groups as two 4-group steps in ymm registers. Loads and stores touch
 // exactly the bytes of their groups: a zmm step loads or stores its 56
 // bytes as two 32-byte halves that overlap by 8 bytes, a ymm step its 28
-// bytes as two 16-byte halves that overlap by 4. Fewer groups, or without
-// AVX-512, go a group at a time through 64-bit words (the shifts and masks
-// of the generic kernel). The tail is always done with words.
+// bytes as two 16-byte halves that overlap by 4. Without AVX-512, 4 groups
+// or more go through the AVX2 kernels' steps (where the Go variable useAVX2
+// is set), 4 groups a step, the last moved back to end at the last group
+// too. Fewer groups, or without either, go a group at a time through
+// 64-bit words (the shifts and masks of the generic kernel). The tail is
+// always done with words.
 
 // rawLargeGroups is the number of groups from which encodeRaw and
 // decodeRaw leave the input to the Go code, and so to the block kernels;
-// rawLargeScalar the same without AVX-512.
+// rawLargeScalar the same with words alone.
 const (
 	rawLargeGroups = 192
 	rawLargeScalar = 16
@@ -80,6 +83,9 @@ func returnNil() {
 
 // useAVX512 is the Go variable that turns the AVX-512 steps on.
 var useAVX512 = NewDataAddr(Symbol{Name: "·useAVX512"}, 0)
+
+// useAVX2 is the Go variable that turns the AVX2 steps on.
+var useAVX2 = NewDataAddr(Symbol{Name: "·useAVX2"}, 0)
 
 // useBMI2 is the Go variable that turns pdep and pext on.
 var useBMI2 = NewDataAddr(Symbol{Name: "·useBMI2"}, 0)
@@ -187,7 +193,13 @@ func (f rawFunc) text(doc ...string) {
 	Doc(doc...)
 	// Start on a cache line, so that the code's place in the lines (and
 	// its speed) does not change with the code before it.
-	Instruction(&ir.Instruction{Opcode: "PCALIGN", Operands: []Op{Imm(64)}})
+	pcalign(64)
+}
+
+// pcalign emits the padding that puts the next instruction at a multiple
+// of n bytes.
+func pcalign(n uint64) {
+	Instruction(&ir.Instruction{Opcode: "PCALIGN", Operands: []Op{Imm(n)}})
 }
 
 // claimDst emits the claim of size bytes of output, or a jump to fail
@@ -310,18 +322,31 @@ func encodeRaw(f rawFunc, shape Mem) {
 	c := newEncodeConsts()
 	x, i := GP64(), GP64()
 
-	// The groups: few a word at a time, more with AVX-512 steps.
+	// The groups: few a word at a time, more with AVX-512 or AVX2 steps.
 	XORL(i.As32(), i.As32())
 	CMPQ(g, U8(4))
 	JB(f.ref("words"))
 	CMPB(useAVX512, U8(0))
 	JNE(f.ref("vector"))
+	CMPB(useAVX2, U8(0))
+	JNE(f.ref("avx2"))
 	CMPQ(g, U8(rawLargeScalar))
 	JAE(fallback)
 	JMP(f.ref("words"))
 	Label(f.label("vector"))
 	encodeRawSteps(f, src, dst, g, i)
 	JMP(f.ref("tail"))
+	later = append(later, func() {
+		Label(f.label("avx2"))
+		e := newAVX2Encoder()
+		in, out := GP64(), GP64()
+		f.groupSteps("a2", 4, g, i, GP64(), func() {
+			IMUL3Q(U8(7), i, in)
+			ADDQ(src, in)
+			LEAQ(Mem{Base: dst, Index: i, Scale: 8}, out)
+			e.step(Mem{Base: in}, Mem{Base: out})
+		})
+	})
 
 	// A word a group: 8 bytes loaded for the groups a byte follows, then
 	// the last group when none does.
@@ -482,7 +507,7 @@ func encodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
 	JB(f.ref("y"))
 	// zmm: the step's 56 bytes as src[0:32] and src[24:56].
 	VMOVDQU64(table("rawEncGatherZ", gather(8, 32, 8)), perm)
-	f.eightGroupSteps(g, i, last, func() {
+	f.groupSteps("z", 8, g, i, last, func() {
 		IMUL3Q(U8(7), i, in)
 		ADDQ(src, in)
 		LEAQ(Mem{Base: dst, Index: i, Scale: 8}, out)
@@ -629,15 +654,33 @@ func decodeRaw(f rawFunc) {
 	ADDQ(t, dst)
 	SUBQ(t, dlen)
 	JMP(f.ref("tail"))
+	// Without AVX-512, or a path of it that did not suit: 4 groups or
+	// more with AVX2 steps.
 	Label(f.label("scalar"))
+	CMPQ(g, U8(4))
+	JB(f.ref("words"))
+	CMPB(useAVX2, U8(0))
+	JNE(f.ref("avx2"))
 	CMPQ(g, U8(rawLargeScalar))
 	JAE(fallback)
+	Label(f.label("words"))
 	c.load()
 	CMPB(useBMI2, U8(0))
 	JE(f.ref("words_slow"))
 	decodeWords(f, "pext", src, dst, dlen, g, i, w, c, func() { fieldsBMI2(w) })
 	Label(f.label("words_slow"))
-	decodeWords(f, "words", src, dst, dlen, g, i, w, c, func() { fieldsWord(w, t, c) })
+	decodeWords(f, "words_shift", src, dst, dlen, g, i, w, c, func() { fieldsWord(w, t, c) })
+	later = append(later, func() {
+		Label(f.label("avx2"))
+		d := newAVX2Decoder()
+		in, out := GP64(), GP64()
+		f.groupSteps("a2", 4, g, i, GP64(), func() {
+			LEAQ(Mem{Base: src, Index: i, Scale: 8}, in)
+			IMUL3Q(U8(7), i, out)
+			ADDQ(dst, out)
+			d.exactStep(Mem{Base: in}, Mem{Base: out}, f.ref("vgo"))
+		})
+	})
 
 	// The tail (n >= 12 here), dst and dlen the room from its first byte:
 	// its k units, the 8 bytes before the marker, moved to the top of w by
@@ -942,21 +985,24 @@ func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	JMP(f.ref("return"))
 }
 
-// eightGroupSteps emits the loop of 8-group steps over groups i to g of f
-// (g >= 8), the last step moved back to end at group g, then VZEROUPPER and
-// a jump to the label steps_done; step emits one step at group i. last is a
-// register the loop may use.
-func (f rawFunc) eightGroupSteps(g, i, last reg.GPVirtual, step func()) {
-	LEAQ(Mem{Base: g, Disp: -8}, last)
-	Label(f.label("z"))
+// groupSteps emits the loop of steps of groups groups over groups i to g
+// of f (g >= groups), the last step moved back to end at group g, then
+// VZEROUPPER and a jump to the label steps_done; step emits one step at
+// group i. last is a register the loop may use, name names its labels.
+func (f rawFunc) groupSteps(name string, groups int, g, i, last reg.GPVirtual, step func()) {
+	LEAQ(Mem{Base: g, Disp: -groups}, last)
+	// The loop on a line of its own, so that its speed does not move with
+	// the code before it.
+	pcalign(32)
+	Label(f.label(name))
 	CMPQ(i, last)
-	JB(f.ref("zstep"))
+	JB(f.ref(name + "step"))
 	MOVQ(last, i)
-	Label(f.label("zstep"))
+	Label(f.label(name + "step"))
 	step()
-	ADDQ(U8(8), i)
+	ADDQ(U8(groups), i)
 	CMPQ(i, g)
-	JB(f.ref("z"))
+	JB(f.ref(name))
 	VZEROUPPER()
 	JMP(f.ref("steps_done"))
 }
@@ -972,7 +1018,7 @@ func decodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
 	last, in, out := GP64(), GP64(), GP64()
 	CMPQ(g, U8(8))
 	JB(f.ref("y"))
-	f.eightGroupSteps(g, i, last, func() {
+	f.groupSteps("z", 8, g, i, last, func() {
 		LEAQ(Mem{Base: src, Index: i, Scale: 8}, in)
 		IMUL3Q(U8(7), i, out)
 		ADDQ(dst, out)

@@ -14,6 +14,11 @@ var (
 		cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 )
 
+// AVX2 reports whether the selected implementation is the AVX2 or the
+// AVX-512 VBMI one, so that the processor runs AVX2 and the assembly of
+// package base16384 may use it for small inputs.
+var AVX2 = selected.id == idAVX2 || selected.id == idAVX512
+
 // AVX512VL reports whether the selected implementation is the AVX-512 VBMI
 // one and the processor has AVX-512 VL too: the 256- and 128-bit forms of
 // its instructions, which the assembly of package base16384 uses for small
