@@ -849,6 +849,7 @@ GLOBL rawEncShape<>(SB), RODATA|NOPTR, $6720
 // func encodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·encodeStd(SB), NOSPLIT, $0-72
+	NOP
 	PCALIGN $0x40
 	MOVQ    src_len+32(FP), AX
 	CMPQ    AX, $0x00000540
@@ -885,6 +886,7 @@ encodeStd_vector:
 	JB           encodeStd_y
 	VMOVDQU64    rawEncGatherZ<>+0(SB), Z0
 	LEAQ         -8(DX), SI
+	NOP
 	PCALIGN      $0x20
 
 encodeStd_z:
@@ -1099,6 +1101,9 @@ encodeStd_return:
 	RET
 
 encodeStd_avx2:
+	MOVQ    DI, SI
+	MOVQ    R8, CX
+	MOVQ    DX, R12
 	VMOVDQU encAVX2ShufA<>+0(SB), Y0
 	VMOVDQU encAVX2ShufB<>+0(SB), Y1
 	VMOVDQU encAVX2MulA<>+0(SB), Y2
@@ -1106,18 +1111,12 @@ encodeStd_avx2:
 	VMOVDQU encAVX2Mask<>+0(SB), Y4
 	VMOVDQU encAVX2Base<>+0(SB), Y5
 	VMOVDQU swapBytes16<>+0(SB), Y6
-	LEAQ    -4(DX), R13
+	NOP
 	PCALIGN $0x20
 
-encodeStd_a2:
-	CMPQ CX, R13
-	JB   encodeStd_a2step
-	MOVQ R13, CX
-
-encodeStd_a2step:
-	IMUL3Q      $0x07, CX, SI
-	ADDQ        DI, SI
-	LEAQ        (R8)(CX*8), R12
+encodeStd_avx2_x4:
+	CMPQ        R12, $0x00000010
+	JB          encodeStd_avx2_x4_done
 	VMOVDQU     (SI), X7
 	VINSERTI128 $0x01, 12(SI), Y7, Y7
 	VPSHUFB     Y0, Y7, Y8
@@ -1128,12 +1127,106 @@ encodeStd_a2step:
 	VPOR        Y8, Y7, Y7
 	VPADDW      Y5, Y7, Y7
 	VPSHUFB     Y6, Y7, Y7
-	VMOVDQU     Y7, (R12)
-	ADDQ        $0x04, CX
-	CMPQ        CX, DX
-	JB          encodeStd_a2
+	VMOVDQU     Y7, (CX)
+	VMOVDQU     28(SI), X7
+	VINSERTI128 $0x01, 40(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 32(CX)
+	VMOVDQU     56(SI), X7
+	VINSERTI128 $0x01, 68(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 64(CX)
+	VMOVDQU     84(SI), X7
+	VINSERTI128 $0x01, 96(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 96(CX)
+	ADDQ        $0x00000070, SI
+	ADDQ        $0x00000080, CX
+	SUBQ        $0x00000010, R12
+	JMP         encodeStd_avx2_x4
+
+encodeStd_avx2_x4_done:
+	NOP
+	PCALIGN $0x20
+
+encodeStd_avx2_x1:
+	CMPQ        R12, $0x00000004
+	JB          encodeStd_avx2_x1_done
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (CX)
+	ADDQ        $0x0000001c, SI
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000004, R12
+	JMP         encodeStd_avx2_x1
+
+encodeStd_avx2_x1_done:
+	CMPQ DX, $0x04
+	JB   encodeStd_avx2_masked
+
+encodeStd_avx2_exact:
+	TESTQ  R12, R12
+	JZ     encodeStd_avx2_return
+	CMPQ   R12, $0x04
+	JAE    encodeStd_avx2_exact_step
+	MOVQ   $0x00000004, R13
+	SUBQ   R12, R13
+	IMUL3Q $0x07, R13, R12
+	SUBQ   R12, SI
+	IMUL3Q $0x08, R13, R12
+	SUBQ   R12, CX
+	MOVQ   $0x00000004, R12
+
+encodeStd_avx2_exact_step:
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (CX)
+	ADDQ        $0x0000001c, SI
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000004, R12
+	JMP         encodeStd_avx2_exact
+
+encodeStd_avx2_masked:
+encodeStd_avx2_return:
 	VZEROUPPER
-	JMP         encodeStd_steps_done
+	JMP encodeStd_steps_done
 
 encodeStd_last_words:
 	MOVQ R12, SI
@@ -1287,6 +1380,7 @@ GLOBL swapBytes16<>(SB), RODATA|NOPTR, $32
 // func encodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·encodeRaw(SB), NOSPLIT, $0-80
+	NOP
 	PCALIGN $0x40
 	MOVQ    e+0(FP), AX
 	TESTL   $0xff00ffff, (AX)
@@ -1326,6 +1420,7 @@ encodeRaw_vector:
 	JB           encodeRaw_y
 	VMOVDQU64    rawEncGatherZ<>+0(SB), Z0
 	LEAQ         -8(DX), SI
+	NOP
 	PCALIGN      $0x20
 
 encodeRaw_z:
@@ -1540,6 +1635,9 @@ encodeRaw_return:
 	RET
 
 encodeRaw_avx2:
+	MOVQ    DI, SI
+	MOVQ    R8, CX
+	MOVQ    DX, R12
 	VMOVDQU encAVX2ShufA<>+0(SB), Y0
 	VMOVDQU encAVX2ShufB<>+0(SB), Y1
 	VMOVDQU encAVX2MulA<>+0(SB), Y2
@@ -1547,18 +1645,12 @@ encodeRaw_avx2:
 	VMOVDQU encAVX2Mask<>+0(SB), Y4
 	VMOVDQU encAVX2Base<>+0(SB), Y5
 	VMOVDQU swapBytes16<>+0(SB), Y6
-	LEAQ    -4(DX), R13
+	NOP
 	PCALIGN $0x20
 
-encodeRaw_a2:
-	CMPQ CX, R13
-	JB   encodeRaw_a2step
-	MOVQ R13, CX
-
-encodeRaw_a2step:
-	IMUL3Q      $0x07, CX, SI
-	ADDQ        DI, SI
-	LEAQ        (R8)(CX*8), R12
+encodeRaw_avx2_x4:
+	CMPQ        R12, $0x00000010
+	JB          encodeRaw_avx2_x4_done
 	VMOVDQU     (SI), X7
 	VINSERTI128 $0x01, 12(SI), Y7, Y7
 	VPSHUFB     Y0, Y7, Y8
@@ -1569,12 +1661,106 @@ encodeRaw_a2step:
 	VPOR        Y8, Y7, Y7
 	VPADDW      Y5, Y7, Y7
 	VPSHUFB     Y6, Y7, Y7
-	VMOVDQU     Y7, (R12)
-	ADDQ        $0x04, CX
-	CMPQ        CX, DX
-	JB          encodeRaw_a2
+	VMOVDQU     Y7, (CX)
+	VMOVDQU     28(SI), X7
+	VINSERTI128 $0x01, 40(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 32(CX)
+	VMOVDQU     56(SI), X7
+	VINSERTI128 $0x01, 68(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 64(CX)
+	VMOVDQU     84(SI), X7
+	VINSERTI128 $0x01, 96(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 96(CX)
+	ADDQ        $0x00000070, SI
+	ADDQ        $0x00000080, CX
+	SUBQ        $0x00000010, R12
+	JMP         encodeRaw_avx2_x4
+
+encodeRaw_avx2_x4_done:
+	NOP
+	PCALIGN $0x20
+
+encodeRaw_avx2_x1:
+	CMPQ        R12, $0x00000004
+	JB          encodeRaw_avx2_x1_done
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (CX)
+	ADDQ        $0x0000001c, SI
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000004, R12
+	JMP         encodeRaw_avx2_x1
+
+encodeRaw_avx2_x1_done:
+	CMPQ DX, $0x04
+	JB   encodeRaw_avx2_masked
+
+encodeRaw_avx2_exact:
+	TESTQ  R12, R12
+	JZ     encodeRaw_avx2_return
+	CMPQ   R12, $0x04
+	JAE    encodeRaw_avx2_exact_step
+	MOVQ   $0x00000004, R13
+	SUBQ   R12, R13
+	IMUL3Q $0x07, R13, R12
+	SUBQ   R12, SI
+	IMUL3Q $0x08, R13, R12
+	SUBQ   R12, CX
+	MOVQ   $0x00000004, R12
+
+encodeRaw_avx2_exact_step:
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (CX)
+	ADDQ        $0x0000001c, SI
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000004, R12
+	JMP         encodeRaw_avx2_exact
+
+encodeRaw_avx2_masked:
+encodeRaw_avx2_return:
 	VZEROUPPER
-	JMP         encodeRaw_steps_done
+	JMP encodeRaw_steps_done
 
 encodeRaw_last_words:
 	MOVQ R12, SI
@@ -1612,6 +1798,7 @@ encodeRaw_go:
 // func appendEncode(e *byte, dst []byte, src []byte) (out []byte)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendEncode(SB), NOSPLIT, $0-80
+	NOP
 	PCALIGN $0x40
 	MOVQ    e+0(FP), AX
 	TESTL   $0xff00ffff, (AX)
@@ -1657,6 +1844,7 @@ appendEncode_vector:
 	JB           appendEncode_y
 	VMOVDQU64    rawEncGatherZ<>+0(SB), Z0
 	LEAQ         -8(DX), SI
+	NOP
 	PCALIGN      $0x20
 
 appendEncode_z:
@@ -1868,6 +2056,9 @@ appendEncode_return:
 	RET
 
 appendEncode_avx2:
+	MOVQ    DI, SI
+	MOVQ    R8, CX
+	MOVQ    DX, R12
 	VMOVDQU encAVX2ShufA<>+0(SB), Y0
 	VMOVDQU encAVX2ShufB<>+0(SB), Y1
 	VMOVDQU encAVX2MulA<>+0(SB), Y2
@@ -1875,18 +2066,12 @@ appendEncode_avx2:
 	VMOVDQU encAVX2Mask<>+0(SB), Y4
 	VMOVDQU encAVX2Base<>+0(SB), Y5
 	VMOVDQU swapBytes16<>+0(SB), Y6
-	LEAQ    -4(DX), R13
+	NOP
 	PCALIGN $0x20
 
-appendEncode_a2:
-	CMPQ CX, R13
-	JB   appendEncode_a2step
-	MOVQ R13, CX
-
-appendEncode_a2step:
-	IMUL3Q      $0x07, CX, SI
-	ADDQ        DI, SI
-	LEAQ        (R8)(CX*8), R12
+appendEncode_avx2_x4:
+	CMPQ        R12, $0x00000010
+	JB          appendEncode_avx2_x4_done
 	VMOVDQU     (SI), X7
 	VINSERTI128 $0x01, 12(SI), Y7, Y7
 	VPSHUFB     Y0, Y7, Y8
@@ -1897,12 +2082,106 @@ appendEncode_a2step:
 	VPOR        Y8, Y7, Y7
 	VPADDW      Y5, Y7, Y7
 	VPSHUFB     Y6, Y7, Y7
-	VMOVDQU     Y7, (R12)
-	ADDQ        $0x04, CX
-	CMPQ        CX, DX
-	JB          appendEncode_a2
+	VMOVDQU     Y7, (CX)
+	VMOVDQU     28(SI), X7
+	VINSERTI128 $0x01, 40(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 32(CX)
+	VMOVDQU     56(SI), X7
+	VINSERTI128 $0x01, 68(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 64(CX)
+	VMOVDQU     84(SI), X7
+	VINSERTI128 $0x01, 96(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, 96(CX)
+	ADDQ        $0x00000070, SI
+	ADDQ        $0x00000080, CX
+	SUBQ        $0x00000010, R12
+	JMP         appendEncode_avx2_x4
+
+appendEncode_avx2_x4_done:
+	NOP
+	PCALIGN $0x20
+
+appendEncode_avx2_x1:
+	CMPQ        R12, $0x00000004
+	JB          appendEncode_avx2_x1_done
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (CX)
+	ADDQ        $0x0000001c, SI
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000004, R12
+	JMP         appendEncode_avx2_x1
+
+appendEncode_avx2_x1_done:
+	CMPQ DX, $0x04
+	JB   appendEncode_avx2_masked
+
+appendEncode_avx2_exact:
+	TESTQ  R12, R12
+	JZ     appendEncode_avx2_return
+	CMPQ   R12, $0x04
+	JAE    appendEncode_avx2_exact_step
+	MOVQ   $0x00000004, R13
+	SUBQ   R12, R13
+	IMUL3Q $0x07, R13, R12
+	SUBQ   R12, SI
+	IMUL3Q $0x08, R13, R12
+	SUBQ   R12, CX
+	MOVQ   $0x00000004, R12
+
+appendEncode_avx2_exact_step:
+	VMOVDQU     (SI), X7
+	VINSERTI128 $0x01, 12(SI), Y7, Y7
+	VPSHUFB     Y0, Y7, Y8
+	VPSHUFB     Y1, Y7, Y7
+	VPMULLW     Y2, Y8, Y8
+	VPMULHUW    Y3, Y7, Y7
+	VPAND       Y4, Y8, Y8
+	VPOR        Y8, Y7, Y7
+	VPADDW      Y5, Y7, Y7
+	VPSHUFB     Y6, Y7, Y7
+	VMOVDQU     Y7, (CX)
+	ADDQ        $0x0000001c, SI
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000004, R12
+	JMP         appendEncode_avx2_exact
+
+appendEncode_avx2_masked:
+appendEncode_avx2_return:
 	VZEROUPPER
-	JMP         appendEncode_steps_done
+	JMP appendEncode_steps_done
 
 appendEncode_last_words:
 	MOVQ R12, SI
@@ -1940,6 +2219,7 @@ appendEncode_go:
 // func decodeStd(dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeStd(SB), NOSPLIT, $0-72
+	NOP
 	PCALIGN $0x40
 	MOVQ    src_len+32(FP), CX
 	MOVQ    src_base+24(FP), R8
@@ -2030,6 +2310,7 @@ decodeStd_steps:
 	CMPQ         SI, $0x08
 	JB           decodeStd_y
 	LEAQ         -8(SI), BX
+	NOP
 	PCALIGN      $0x20
 
 decodeStd_z:
@@ -2208,6 +2489,9 @@ decodeStd_words_shift_seven:
 	MOVL BX, 3(DX)
 	ADDQ $0x07, DX
 	SUBQ $0x07, R12
+	JMP  decodeStd_tail
+	NOP
+	PCALIGN $0x20
 
 decodeStd_tail:
 	TESTQ  AX, AX
@@ -2349,24 +2633,112 @@ decodeStd_group7:
 	RET
 
 decodeStd_avx2:
+	MOVQ         R8, DI
+	MOVQ         DX, BX
+	MOVQ         SI, R9
 	VMOVDQU      decAVX2Bias<>+0(SB), Y0
 	VMOVDQU      swapBytes16<>+0(SB), Y1
 	VMOVDQU      decAVX2Pairs<>+0(SB), Y2
 	VPBROADCASTQ decAVX2Join<>+0(SB), Y3
 	VMOVDQU      decAVX2Test<>+0(SB), Y5
-	LEAQ         -4(SI), R9
+	VMOVDQU      decAVX2Pack<>+0(SB), Y4
+	VPXOR        Y6, Y6, Y6
+	NOP
 	PCALIGN      $0x20
 
-decodeStd_a2:
-	CMPQ R13, R9
-	JB   decodeStd_a2step
-	MOVQ R9, R13
+decodeStd_avx2_x4:
+	CMPQ         R9, $0x00000011
+	JB           decodeStd_avx2_x4_done
+	VPADDB       (DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, (BX)
+	VEXTRACTI128 $0x01, Y7, 14(BX)
+	VPADDB       32(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 28(BX)
+	VEXTRACTI128 $0x01, Y7, 42(BX)
+	VPADDB       64(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 56(BX)
+	VEXTRACTI128 $0x01, Y7, 70(BX)
+	VPADDB       96(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 84(BX)
+	VEXTRACTI128 $0x01, Y7, 98(BX)
+	VPTEST       Y5, Y6
+	JNZ          decodeStd_vgo
+	ADDQ         $0x00000080, DI
+	ADDQ         $0x00000070, BX
+	SUBQ         $0x00000010, R9
+	JMP          decodeStd_avx2_x4
 
-decodeStd_a2step:
-	LEAQ         (R8)(R13*8), BX
-	IMUL3Q       $0x07, R13, DI
-	ADDQ         DX, DI
-	VPADDB       (BX), Y0, Y7
+decodeStd_avx2_x4_done:
+	NOP
+	PCALIGN $0x20
+
+decodeStd_avx2_x1:
+	CMPQ         R9, $0x00000005
+	JB           decodeStd_avx2_x1_done
+	VPADDB       (DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, (BX)
+	VEXTRACTI128 $0x01, Y7, 14(BX)
+	VPTEST       Y5, Y6
+	JNZ          decodeStd_vgo
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x0000001c, BX
+	SUBQ         $0x00000004, R9
+	JMP          decodeStd_avx2_x1
+
+decodeStd_avx2_x1_done:
+	CMPQ SI, $0x04
+	JB   decodeStd_avx2_masked
+
+decodeStd_avx2_exact:
+	TESTQ  R9, R9
+	JZ     decodeStd_avx2_return
+	CMPQ   R9, $0x04
+	JAE    decodeStd_avx2_exact_step
+	MOVQ   $0x00000004, R10
+	SUBQ   R9, R10
+	IMUL3Q $0x08, R10, R9
+	SUBQ   R9, DI
+	IMUL3Q $0x07, R10, R9
+	SUBQ   R9, BX
+	MOVQ   $0x00000004, R9
+
+decodeStd_avx2_exact_step:
+	VPADDB       (DI), Y0, Y7
 	VPTEST       Y5, Y7
 	JNZ          decodeStd_vgo
 	VPSHUFB      Y1, Y7, Y7
@@ -2378,13 +2750,17 @@ decodeStd_a2step:
 	VEXTRACTI128 $0x01, Y7, X9
 	VPSRLDQ      $0x0c, X7, X8
 	VPOR         X8, X9, X9
-	VMOVDQU      X7, (DI)
-	VMOVDQU      X9, 12(DI)
-	ADDQ         $0x04, R13
-	CMPQ         R13, SI
-	JB           decodeStd_a2
+	VMOVDQU      X7, (BX)
+	VMOVDQU      X9, 12(BX)
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x0000001c, BX
+	SUBQ         $0x00000004, R9
+	JMP          decodeStd_avx2_exact
+
+decodeStd_avx2_masked:
+decodeStd_avx2_return:
 	VZEROUPPER
-	JMP          decodeStd_steps_done
+	JMP decodeStd_steps_done
 
 decodeStd_units_words:
 	MOVQ   BX, DI
@@ -2463,6 +2839,12 @@ DATA decAVX2Test<>+16(SB)/8, $0x00c000c000c000c0
 DATA decAVX2Test<>+24(SB)/8, $0x00c000c000c000c0
 GLOBL decAVX2Test<>(SB), RODATA|NOPTR, $32
 
+DATA decAVX2Pack<>+0(SB)/8, $0x0e00010203040506
+DATA decAVX2Pack<>+8(SB)/8, $0x808008090a0b0c0d
+DATA decAVX2Pack<>+16(SB)/8, $0x0e00010203040506
+DATA decAVX2Pack<>+24(SB)/8, $0x808008090a0b0c0d
+GLOBL decAVX2Pack<>(SB), RODATA|NOPTR, $32
+
 DATA decAVX2PackTop<>+0(SB)/8, $0x0e00010203040506
 DATA decAVX2PackTop<>+8(SB)/8, $0x808008090a0b0c0d
 DATA decAVX2PackTop<>+16(SB)/8, $0x0102030405068080
@@ -2472,6 +2854,7 @@ GLOBL decAVX2PackTop<>(SB), RODATA|NOPTR, $32
 // func decodeRaw(e *byte, dst []byte, src []byte) (n int, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·decodeRaw(SB), NOSPLIT, $0-80
+	NOP
 	PCALIGN $0x40
 	MOVQ    src_len+40(FP), CX
 	MOVQ    src_base+32(FP), R8
@@ -2565,6 +2948,7 @@ decodeRaw_steps:
 	CMPQ         SI, $0x08
 	JB           decodeRaw_y
 	LEAQ         -8(SI), BX
+	NOP
 	PCALIGN      $0x20
 
 decodeRaw_z:
@@ -2743,6 +3127,9 @@ decodeRaw_words_shift_seven:
 	MOVL BX, 3(DX)
 	ADDQ $0x07, DX
 	SUBQ $0x07, R12
+	JMP  decodeRaw_tail
+	NOP
+	PCALIGN $0x20
 
 decodeRaw_tail:
 	TESTQ  AX, AX
@@ -2897,24 +3284,112 @@ decodeRaw_group7:
 	RET
 
 decodeRaw_avx2:
+	MOVQ         R8, DI
+	MOVQ         DX, BX
+	MOVQ         SI, R9
 	VMOVDQU      decAVX2Bias<>+0(SB), Y0
 	VMOVDQU      swapBytes16<>+0(SB), Y1
 	VMOVDQU      decAVX2Pairs<>+0(SB), Y2
 	VPBROADCASTQ decAVX2Join<>+0(SB), Y3
 	VMOVDQU      decAVX2Test<>+0(SB), Y5
-	LEAQ         -4(SI), R9
+	VMOVDQU      decAVX2Pack<>+0(SB), Y4
+	VPXOR        Y6, Y6, Y6
+	NOP
 	PCALIGN      $0x20
 
-decodeRaw_a2:
-	CMPQ R13, R9
-	JB   decodeRaw_a2step
-	MOVQ R9, R13
+decodeRaw_avx2_x4:
+	CMPQ         R9, $0x00000011
+	JB           decodeRaw_avx2_x4_done
+	VPADDB       (DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, (BX)
+	VEXTRACTI128 $0x01, Y7, 14(BX)
+	VPADDB       32(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 28(BX)
+	VEXTRACTI128 $0x01, Y7, 42(BX)
+	VPADDB       64(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 56(BX)
+	VEXTRACTI128 $0x01, Y7, 70(BX)
+	VPADDB       96(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 84(BX)
+	VEXTRACTI128 $0x01, Y7, 98(BX)
+	VPTEST       Y5, Y6
+	JNZ          decodeRaw_vgo
+	ADDQ         $0x00000080, DI
+	ADDQ         $0x00000070, BX
+	SUBQ         $0x00000010, R9
+	JMP          decodeRaw_avx2_x4
 
-decodeRaw_a2step:
-	LEAQ         (R8)(R13*8), BX
-	IMUL3Q       $0x07, R13, DI
-	ADDQ         DX, DI
-	VPADDB       (BX), Y0, Y7
+decodeRaw_avx2_x4_done:
+	NOP
+	PCALIGN $0x20
+
+decodeRaw_avx2_x1:
+	CMPQ         R9, $0x00000005
+	JB           decodeRaw_avx2_x1_done
+	VPADDB       (DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, (BX)
+	VEXTRACTI128 $0x01, Y7, 14(BX)
+	VPTEST       Y5, Y6
+	JNZ          decodeRaw_vgo
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x0000001c, BX
+	SUBQ         $0x00000004, R9
+	JMP          decodeRaw_avx2_x1
+
+decodeRaw_avx2_x1_done:
+	CMPQ SI, $0x04
+	JB   decodeRaw_avx2_masked
+
+decodeRaw_avx2_exact:
+	TESTQ  R9, R9
+	JZ     decodeRaw_avx2_return
+	CMPQ   R9, $0x04
+	JAE    decodeRaw_avx2_exact_step
+	MOVQ   $0x00000004, R10
+	SUBQ   R9, R10
+	IMUL3Q $0x08, R10, R9
+	SUBQ   R9, DI
+	IMUL3Q $0x07, R10, R9
+	SUBQ   R9, BX
+	MOVQ   $0x00000004, R9
+
+decodeRaw_avx2_exact_step:
+	VPADDB       (DI), Y0, Y7
 	VPTEST       Y5, Y7
 	JNZ          decodeRaw_vgo
 	VPSHUFB      Y1, Y7, Y7
@@ -2926,13 +3401,17 @@ decodeRaw_a2step:
 	VEXTRACTI128 $0x01, Y7, X9
 	VPSRLDQ      $0x0c, X7, X8
 	VPOR         X8, X9, X9
-	VMOVDQU      X7, (DI)
-	VMOVDQU      X9, 12(DI)
-	ADDQ         $0x04, R13
-	CMPQ         R13, SI
-	JB           decodeRaw_a2
+	VMOVDQU      X7, (BX)
+	VMOVDQU      X9, 12(BX)
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x0000001c, BX
+	SUBQ         $0x00000004, R9
+	JMP          decodeRaw_avx2_exact
+
+decodeRaw_avx2_masked:
+decodeRaw_avx2_return:
 	VZEROUPPER
-	JMP          decodeRaw_steps_done
+	JMP decodeRaw_steps_done
 
 decodeRaw_units_words:
 	MOVQ   BX, DI
@@ -2968,6 +3447,7 @@ decodeRaw_vgo:
 // func appendDecode(e *byte, dst []byte, src []byte) (out []byte, err_itable uintptr, err_data uintptr)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, BMI2
 TEXT ·appendDecode(SB), NOSPLIT, $0-96
+	NOP
 	PCALIGN $0x40
 	MOVQ    src_len+40(FP), CX
 	MOVQ    src_base+32(FP), R8
@@ -3067,6 +3547,7 @@ appendDecode_steps:
 	CMPQ         SI, $0x08
 	JB           appendDecode_y
 	LEAQ         -8(SI), BX
+	NOP
 	PCALIGN      $0x20
 
 appendDecode_z:
@@ -3245,6 +3726,9 @@ appendDecode_words_shift_seven:
 	MOVL BX, 3(DX)
 	ADDQ $0x07, DX
 	SUBQ $0x07, R12
+	JMP  appendDecode_tail
+	NOP
+	PCALIGN $0x20
 
 appendDecode_tail:
 	TESTQ  AX, AX
@@ -3411,24 +3895,112 @@ appendDecode_group7:
 	RET
 
 appendDecode_avx2:
+	MOVQ         R8, DI
+	MOVQ         DX, BX
+	MOVQ         SI, R9
 	VMOVDQU      decAVX2Bias<>+0(SB), Y0
 	VMOVDQU      swapBytes16<>+0(SB), Y1
 	VMOVDQU      decAVX2Pairs<>+0(SB), Y2
 	VPBROADCASTQ decAVX2Join<>+0(SB), Y3
 	VMOVDQU      decAVX2Test<>+0(SB), Y5
-	LEAQ         -4(SI), R9
+	VMOVDQU      decAVX2Pack<>+0(SB), Y4
+	VPXOR        Y6, Y6, Y6
+	NOP
 	PCALIGN      $0x20
 
-appendDecode_a2:
-	CMPQ R13, R9
-	JB   appendDecode_a2step
-	MOVQ R9, R13
+appendDecode_avx2_x4:
+	CMPQ         R9, $0x00000011
+	JB           appendDecode_avx2_x4_done
+	VPADDB       (DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, (BX)
+	VEXTRACTI128 $0x01, Y7, 14(BX)
+	VPADDB       32(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 28(BX)
+	VEXTRACTI128 $0x01, Y7, 42(BX)
+	VPADDB       64(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 56(BX)
+	VEXTRACTI128 $0x01, Y7, 70(BX)
+	VPADDB       96(DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, 84(BX)
+	VEXTRACTI128 $0x01, Y7, 98(BX)
+	VPTEST       Y5, Y6
+	JNZ          appendDecode_vgo
+	ADDQ         $0x00000080, DI
+	ADDQ         $0x00000070, BX
+	SUBQ         $0x00000010, R9
+	JMP          appendDecode_avx2_x4
 
-appendDecode_a2step:
-	LEAQ         (R8)(R13*8), BX
-	IMUL3Q       $0x07, R13, DI
-	ADDQ         DX, DI
-	VPADDB       (BX), Y0, Y7
+appendDecode_avx2_x4_done:
+	NOP
+	PCALIGN $0x20
+
+appendDecode_avx2_x1:
+	CMPQ         R9, $0x00000005
+	JB           appendDecode_avx2_x1_done
+	VPADDB       (DI), Y0, Y7
+	VPOR         Y7, Y6, Y6
+	VPSHUFB      Y1, Y7, Y7
+	VPMADDWD     Y2, Y7, Y7
+	VPMULUDQ     Y3, Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      Y4, Y7, Y7
+	VMOVDQU      X7, (BX)
+	VEXTRACTI128 $0x01, Y7, 14(BX)
+	VPTEST       Y5, Y6
+	JNZ          appendDecode_vgo
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x0000001c, BX
+	SUBQ         $0x00000004, R9
+	JMP          appendDecode_avx2_x1
+
+appendDecode_avx2_x1_done:
+	CMPQ SI, $0x04
+	JB   appendDecode_avx2_masked
+
+appendDecode_avx2_exact:
+	TESTQ  R9, R9
+	JZ     appendDecode_avx2_return
+	CMPQ   R9, $0x04
+	JAE    appendDecode_avx2_exact_step
+	MOVQ   $0x00000004, R10
+	SUBQ   R9, R10
+	IMUL3Q $0x08, R10, R9
+	SUBQ   R9, DI
+	IMUL3Q $0x07, R10, R9
+	SUBQ   R9, BX
+	MOVQ   $0x00000004, R9
+
+appendDecode_avx2_exact_step:
+	VPADDB       (DI), Y0, Y7
 	VPTEST       Y5, Y7
 	JNZ          appendDecode_vgo
 	VPSHUFB      Y1, Y7, Y7
@@ -3440,13 +4012,17 @@ appendDecode_a2step:
 	VEXTRACTI128 $0x01, Y7, X9
 	VPSRLDQ      $0x0c, X7, X8
 	VPOR         X8, X9, X9
-	VMOVDQU      X7, (DI)
-	VMOVDQU      X9, 12(DI)
-	ADDQ         $0x04, R13
-	CMPQ         R13, SI
-	JB           appendDecode_a2
+	VMOVDQU      X7, (BX)
+	VMOVDQU      X9, 12(BX)
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x0000001c, BX
+	SUBQ         $0x00000004, R9
+	JMP          appendDecode_avx2_exact
+
+appendDecode_avx2_masked:
+appendDecode_avx2_return:
 	VZEROUPPER
-	JMP          appendDecode_steps_done
+	JMP appendDecode_steps_done
 
 appendDecode_units_words:
 	MOVQ   BX, DI

@@ -21,12 +21,7 @@ func encodeAVX2() {
 		"(none if there are fewer than 4), and returns the number of groups",
 		"encoded.")
 	k, n := newKernel("encodeAVX2", "dst", 4, 28, 32)
-	e := newAVX2Encoder()
-	k.loops(0, e.step, nil)
-	// A step reads and writes exactly its groups' bytes: the last one
-	// moves back over groups already done. With fewer than a step's
-	// groups in all, the caller encodes them.
-	k.exactTail(n, e.step, func() {})
+	newAVX2Encoder().encode(k, n)
 	k.epilogue(n)
 }
 
@@ -65,6 +60,15 @@ func newAVX2Encoder() avx2Encoder {
 	return e
 }
 
+// encode emits the loops of k, a kernel of 4-group steps, over its n
+// groups: a step reads and writes exactly its groups' bytes, so the last
+// one moves back over groups already done. With fewer than 4 groups in
+// all, it encodes none and leaves k.left at n.
+func (e avx2Encoder) encode(k kernel, n GPVirtual) {
+	k.loops(0, e.step, nil)
+	k.exactTail(n, e.step, func() {})
+}
+
 // step encodes the 4 groups, 28 bytes, at in into the 32 bytes at out,
 // with Y7 and Y8. It reads and writes exactly those bytes.
 func (e avx2Encoder) step(in, out Mem) {
@@ -82,9 +86,7 @@ func (e avx2Encoder) step(in, out Mem) {
 	VMOVDQU(x, out)
 }
 
-// decodeAVX2 emits decodeAVX2 (avx2Decoder). Its loop OR-s the biased
-// units into an accumulator tested once a pass; a failed test returns the
-// groups before the pass.
+// decodeAVX2 emits decodeAVX2 (avx2Decoder).
 func decodeAVX2() {
 	TEXT("decodeAVX2", NOSPLIT, "func(dst, src []byte) int")
 	Pragma("noescape")
@@ -93,28 +95,7 @@ func decodeAVX2() {
 		"groups holding the first bad unit, and returns the number of groups",
 		"decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX2", "src", 4, 32, 28)
-	d := newAVX2Decoder()
-	compact, acc := Y4, Y6
-	VMOVDQU(table("decAVX2Pack", decAVX2Pack(false)), compact)
-	VPXOR(acc, acc, acc)
-
-	// The second 16-byte store of a step reaches two bytes past the step's
-	// output: keep one more group in dst.
-	k.loops(1, func(in, out Mem) {
-		x := Y7
-		VPADDB(in, d.bias, x)
-		VPOR(x, acc, acc)
-		d.bytes(x, compact)
-		VMOVDQU(x.AsX(), out)
-		VEXTRACTI128(U8(1), x, out.Offset(14))
-	}, func() {
-		VPTEST(d.test, acc)
-		JNZ(k.returnLabel())
-	})
-	// With fewer than a step's groups in all, the caller decodes them.
-	k.exactTail(n, func(in, out Mem) {
-		d.exactStep(in, out, k.returnLabel())
-	}, func() {})
+	newAVX2Decoder().decode(k, n, k.returnLabel())
 	k.epilogue(n)
 }
 
@@ -136,6 +117,32 @@ func newAVX2Decoder() avx2Decoder {
 	VPBROADCASTQ(table("decAVX2Join", binary.LittleEndian.AppendUint64(nil, 1<<28)), d.join)
 	VMOVDQU(table("decAVX2Test", repeat([]byte{0xC0, 0}, 32)), d.test)
 	return d
+}
+
+// decode emits the loops of k, a kernel of 4-group steps, over its n
+// groups, with Y4 and Y6 too. The loops' steps OR the biased units into an
+// accumulator tested once a pass, and store the groups' bytes as [0:16]
+// and [14:30], 2 bytes past them: they run while a group follows. The
+// last step, moved back over groups already done to end at the last
+// group, stores exactly its bytes (exactStep). A bad unit jumps to bad
+// with k.left counting the groups from the pass or step holding it. With
+// fewer than 4 groups in all, it decodes none and leaves k.left at n.
+func (d avx2Decoder) decode(k kernel, n GPVirtual, bad LabelRef) {
+	compact, acc := Y4, Y6
+	VMOVDQU(table("decAVX2Pack", decAVX2Pack(false)), compact)
+	VPXOR(acc, acc, acc)
+	k.loops(1, func(in, out Mem) {
+		x := Y7
+		VPADDB(in, d.bias, x)
+		VPOR(x, acc, acc)
+		d.bytes(x, compact)
+		VMOVDQU(x.AsX(), out)
+		VEXTRACTI128(U8(1), x, out.Offset(14))
+	}, func() {
+		VPTEST(d.test, acc)
+		JNZ(bad)
+	})
+	k.exactTail(n, func(in, out Mem) { d.exactStep(in, out, bad) }, func() {})
 }
 
 // decAVX2Pack returns the vpshufb table that packs each lane's two

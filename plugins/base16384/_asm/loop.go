@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -43,6 +44,9 @@ func newKernel(name, units string, groups, in, out int) (k kernel, n reg.GPVirtu
 // k.left counting the groups of the failed pass.
 func (k kernel) loop(label string, unroll, slack int, step func(in, out Mem), check func()) {
 	top, done := k.name+"_"+label, k.name+"_"+label+"_done"
+	// The loop on a line of its own, so that its speed does not move with
+	// the code before it.
+	pcalign(32)
 	Label(top)
 	CMPQ(k.left, U32(unroll*k.groups+slack))
 	JB(LabelRef(done))
@@ -114,6 +118,14 @@ func (k kernel) epilogue(n reg.GPVirtual) {
 	Store(n, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+}
+
+// pcalign emits the padding that puts the next instruction at a multiple
+// of n bytes. A label right before a PCALIGN would get a wrong address
+// (go.dev/issue/74648): the zero-width NOP before it keeps any label off.
+func pcalign(n uint64) {
+	NOP()
+	Instruction(&ir.Instruction{Opcode: "PCALIGN", Operands: []Op{Imm(n)}})
 }
 
 // tables are the tables declared, by name.

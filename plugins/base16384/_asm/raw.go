@@ -196,12 +196,6 @@ func (f rawFunc) text(doc ...string) {
 	pcalign(64)
 }
 
-// pcalign emits the padding that puts the next instruction at a multiple
-// of n bytes.
-func pcalign(n uint64) {
-	Instruction(&ir.Instruction{Opcode: "PCALIGN", Operands: []Op{Imm(n)}})
-}
-
 // claimDst emits the claim of size bytes of output, or a jump to fail
 // when there is not that much room: it loads the output's start into dst
 // and its room into room (dst itself, or the room past its length in the
@@ -338,14 +332,9 @@ func encodeRaw(f rawFunc, shape Mem) {
 	JMP(f.ref("tail"))
 	later = append(later, func() {
 		Label(f.label("avx2"))
-		e := newAVX2Encoder()
-		in, out := GP64(), GP64()
-		f.groupSteps("a2", 4, g, i, GP64(), func() {
-			IMUL3Q(U8(7), i, in)
-			ADDQ(src, in)
-			LEAQ(Mem{Base: dst, Index: i, Scale: 8}, out)
-			e.step(Mem{Base: in}, Mem{Base: out})
-		})
+		k := f.avx2Kernel(src, dst, g, 28, 32)
+		newAVX2Encoder().encode(k, g)
+		f.kernelDone(k)
 	})
 
 	// A word a group: 8 bytes loaded for the groups a byte follows, then
@@ -507,7 +496,7 @@ func encodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
 	JB(f.ref("y"))
 	// zmm: the step's 56 bytes as src[0:32] and src[24:56].
 	VMOVDQU64(table("rawEncGatherZ", gather(8, 32, 8)), perm)
-	f.groupSteps("z", 8, g, i, last, func() {
+	f.eightGroupSteps(g, i, last, func() {
 		IMUL3Q(U8(7), i, in)
 		ADDQ(src, in)
 		LEAQ(Mem{Base: dst, Index: i, Scale: 8}, out)
@@ -672,19 +661,16 @@ func decodeRaw(f rawFunc) {
 	decodeWords(f, "words_shift", src, dst, dlen, g, i, w, c, func() { fieldsWord(w, t, c) })
 	later = append(later, func() {
 		Label(f.label("avx2"))
-		d := newAVX2Decoder()
-		in, out := GP64(), GP64()
-		f.groupSteps("a2", 4, g, i, GP64(), func() {
-			LEAQ(Mem{Base: src, Index: i, Scale: 8}, in)
-			IMUL3Q(U8(7), i, out)
-			ADDQ(dst, out)
-			d.exactStep(Mem{Base: in}, Mem{Base: out}, f.ref("vgo"))
-		})
+		k := f.avx2Kernel(src, dst, g, 32, 28)
+		newAVX2Decoder().decode(k, g, f.ref("vgo"))
+		f.kernelDone(k)
 	})
 
 	// The tail (n >= 12 here), dst and dlen the room from its first byte:
 	// its k units, the 8 bytes before the marker, moved to the top of w by
-	// a multiply, zeros below.
+	// a multiply, zeros below. (On a line of its own: no code falls
+	// through to it.)
+	pcalign(32)
 	Label(f.label("tail"))
 	TESTQ(r, r)
 	JZ(f.ref("return"))
@@ -985,24 +971,43 @@ func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	JMP(f.ref("return"))
 }
 
-// groupSteps emits the loop of steps of groups groups over groups i to g
-// of f (g >= groups), the last step moved back to end at group g, then
-// VZEROUPPER and a jump to the label steps_done; step emits one step at
-// group i. last is a register the loop may use, name names its labels.
-func (f rawFunc) groupSteps(name string, groups int, g, i, last reg.GPVirtual, step func()) {
-	LEAQ(Mem{Base: g, Disp: -groups}, last)
+// eightGroupSteps emits the loop of 8-group steps over groups i to g of f
+// (g >= 8), the last step moved back to end at group g, then VZEROUPPER and
+// a jump to the label steps_done; step emits one step at group i. last is a
+// register the loop may use.
+func (f rawFunc) eightGroupSteps(g, i, last reg.GPVirtual, step func()) {
+	LEAQ(Mem{Base: g, Disp: -8}, last)
 	// The loop on a line of its own, so that its speed does not move with
 	// the code before it.
 	pcalign(32)
-	Label(f.label(name))
+	Label(f.label("z"))
 	CMPQ(i, last)
-	JB(f.ref(name + "step"))
+	JB(f.ref("zstep"))
 	MOVQ(last, i)
-	Label(f.label(name + "step"))
+	Label(f.label("zstep"))
 	step()
-	ADDQ(U8(groups), i)
+	ADDQ(U8(8), i)
 	CMPQ(i, g)
-	JB(f.ref(name))
+	JB(f.ref("z"))
+	VZEROUPPER()
+	JMP(f.ref("steps_done"))
+}
+
+// avx2Kernel returns the kernel of f's AVX2 steps over the g groups at src
+// and dst, its pointers and count in registers of its own, the step
+// reading in bytes and writing out.
+func (f rawFunc) avx2Kernel(src, dst, g reg.GPVirtual, in, out int) kernel {
+	k := kernel{name: f.label("avx2"), dst: GP64(), src: GP64(), left: GP64(), groups: 4, in: in, out: out}
+	MOVQ(src, k.src)
+	MOVQ(dst, k.dst)
+	MOVQ(g, k.left)
+	return k
+}
+
+// kernelDone emits the end of k's loops in f: VZEROUPPER and a jump to the
+// label steps_done.
+func (f rawFunc) kernelDone(k kernel) {
+	Label(string(k.returnLabel()))
 	VZEROUPPER()
 	JMP(f.ref("steps_done"))
 }
@@ -1018,7 +1023,7 @@ func decodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
 	last, in, out := GP64(), GP64(), GP64()
 	CMPQ(g, U8(8))
 	JB(f.ref("y"))
-	f.groupSteps("z", 8, g, i, last, func() {
+	f.eightGroupSteps(g, i, last, func() {
 		LEAQ(Mem{Base: src, Index: i, Scale: 8}, in)
 		IMUL3Q(U8(7), i, out)
 		ADDQ(dst, out)

@@ -19,6 +19,8 @@ TEXT ·encodeAVX2(SB), NOSPLIT, $0-56
 	VMOVDQU encAVX2Mask<>+0(SB), Y4
 	VMOVDQU encAVX2Base<>+0(SB), Y5
 	VMOVDQU swapBytes16<>+0(SB), Y6
+	NOP
+	PCALIGN $0x20
 
 encodeAVX2_x4:
 	CMPQ        DX, $0x00000010
@@ -73,6 +75,9 @@ encodeAVX2_x4:
 	JMP         encodeAVX2_x4
 
 encodeAVX2_x4_done:
+	NOP
+	PCALIGN $0x20
+
 encodeAVX2_x1:
 	CMPQ        DX, $0x00000004
 	JB          encodeAVX2_x1_done
@@ -190,6 +195,8 @@ TEXT ·decodeAVX2(SB), NOSPLIT, $0-56
 	VMOVDQU      decAVX2Test<>+0(SB), Y5
 	VMOVDQU      decAVX2Pack<>+0(SB), Y4
 	VPXOR        Y6, Y6, Y6
+	NOP
+	PCALIGN      $0x20
 
 decodeAVX2_x4:
 	CMPQ         DX, $0x00000011
@@ -242,6 +249,9 @@ decodeAVX2_x4:
 	JMP          decodeAVX2_x4
 
 decodeAVX2_x4_done:
+	NOP
+	PCALIGN $0x20
+
 decodeAVX2_x1:
 	CMPQ         DX, $0x00000005
 	JB           decodeAVX2_x1_done
@@ -351,6 +361,8 @@ TEXT ·encodeAVX512(SB), NOSPLIT, $0-56
 	VPBROADCASTQ encAVX512Shift<>+0(SB), Z1
 	VPBROADCASTQ encAVX512Mask<>+0(SB), Z2
 	VPBROADCASTQ encAVX512Base<>+0(SB), Z3
+	NOP
+	PCALIGN      $0x20
 
 encodeAVX512_x4:
 	CMPQ           DX, $0x00000022
@@ -381,6 +393,9 @@ encodeAVX512_x4:
 	JMP            encodeAVX512_x4
 
 encodeAVX512_x4_done:
+	NOP
+	PCALIGN $0x20
+
 encodeAVX512_x1:
 	CMPQ           DX, $0x0000000a
 	JB             encodeAVX512_x1_done
@@ -501,6 +516,8 @@ TEXT ·decodeAVX512(SB), NOSPLIT, $0-56
 	VMOVDQU64    decAVX512Pack<>+0(SB), Z4
 	VPBROADCASTQ decAVX512Test<>+0(SB), Z5
 	VPXORQ       Z6, Z6, Z6
+	NOP
+	PCALIGN      $0x20
 
 decodeAVX512_x4:
 	CMPQ           DX, $0x00000022
@@ -542,6 +559,9 @@ decodeAVX512_x4:
 	JMP            decodeAVX512_x4
 
 decodeAVX512_x4_done:
+	NOP
+	PCALIGN $0x20
+
 decodeAVX512_x1:
 	CMPQ           DX, $0x0000000a
 	JB             decodeAVX512_x1_done
@@ -658,11 +678,13 @@ GLOBL decAVX512Test<>(SB), RODATA|NOPTR, $8
 // func shapeEncodeAVX512(dst []byte, src []byte) int
 // Requires: AVX, AVX512F
 TEXT ·shapeEncodeAVX512(SB), NOSPLIT, $0-56
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ dst_len+8(FP), DX
-	SHRQ $0x03, DX
-	MOVQ DX, BX
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	SHRQ    $0x03, DX
+	MOVQ    DX, BX
+	NOP
+	PCALIGN $0x20
 
 shapeEncodeAVX512_x4:
 	CMPQ      DX, $0x00000022
@@ -681,6 +703,9 @@ shapeEncodeAVX512_x4:
 	JMP       shapeEncodeAVX512_x4
 
 shapeEncodeAVX512_x4_done:
+	NOP
+	PCALIGN $0x20
+
 shapeEncodeAVX512_x1:
 	CMPQ      DX, $0x0000000a
 	JB        shapeEncodeAVX512_x1_done
@@ -700,11 +725,13 @@ shapeEncodeAVX512_x1_done:
 // func shapeDecodeAVX512(dst []byte, src []byte) int
 // Requires: AVX, AVX512F
 TEXT ·shapeDecodeAVX512(SB), NOSPLIT, $0-56
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ src_len+32(FP), DX
-	SHRQ $0x03, DX
-	MOVQ DX, BX
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    src_len+32(FP), DX
+	SHRQ    $0x03, DX
+	MOVQ    DX, BX
+	NOP
+	PCALIGN $0x20
 
 shapeDecodeAVX512_x4:
 	CMPQ      DX, $0x00000022
@@ -723,6 +750,9 @@ shapeDecodeAVX512_x4:
 	JMP       shapeDecodeAVX512_x4
 
 shapeDecodeAVX512_x4_done:
+	NOP
+	PCALIGN $0x20
+
 shapeDecodeAVX512_x1:
 	CMPQ      DX, $0x0000000a
 	JB        shapeDecodeAVX512_x1_done
@@ -742,11 +772,13 @@ shapeDecodeAVX512_x1_done:
 // func shapeDecodeExactAVX512(dst []byte, src []byte) int
 // Requires: AVX, AVX512F
 TEXT ·shapeDecodeExactAVX512(SB), NOSPLIT, $0-56
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ src_len+32(FP), DX
-	SHRQ $0x03, DX
-	MOVQ DX, BX
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    src_len+32(FP), DX
+	SHRQ    $0x03, DX
+	MOVQ    DX, BX
+	NOP
+	PCALIGN $0x20
 
 shapeDecodeExactAVX512_x1:
 	CMPQ      DX, $0x00000040
