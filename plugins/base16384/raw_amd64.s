@@ -937,6 +937,8 @@ encodeStd_y:
 
 encodeStd_steps_done:
 	JMP encodeStd_tail
+	NOP
+	PCALIGN $0x20
 
 encodeStd_words:
 	MOVBQZX 1344(R12)(AX*1), R13
@@ -982,6 +984,9 @@ encodeStd_word:
 	INCQ   CX
 	CMPQ   CX, R13
 	JB     encodeStd_word
+	JMP    encodeStd_last
+	NOP
+	PCALIGN $0x20
 
 encodeStd_last:
 	CMPQ   CX, DX
@@ -1013,6 +1018,8 @@ encodeStd_last_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	JMP    encodeStd_return
+	NOP
+	PCALIGN $0x20
 
 encodeStd_tail:
 	TESTQ  BX, BX
@@ -1471,6 +1478,8 @@ encodeRaw_y:
 
 encodeRaw_steps_done:
 	JMP encodeRaw_tail
+	NOP
+	PCALIGN $0x20
 
 encodeRaw_words:
 	MOVBQZX 1344(R12)(AX*1), R13
@@ -1516,6 +1525,9 @@ encodeRaw_word:
 	INCQ   CX
 	CMPQ   CX, R13
 	JB     encodeRaw_word
+	JMP    encodeRaw_last
+	NOP
+	PCALIGN $0x20
 
 encodeRaw_last:
 	CMPQ   CX, DX
@@ -1547,6 +1559,8 @@ encodeRaw_last_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	JMP    encodeRaw_return
+	NOP
+	PCALIGN $0x20
 
 encodeRaw_tail:
 	TESTQ  BX, BX
@@ -1895,6 +1909,8 @@ appendEncode_y:
 
 appendEncode_steps_done:
 	JMP appendEncode_tail
+	NOP
+	PCALIGN $0x20
 
 appendEncode_words:
 	MOVBQZX 1344(R12)(AX*1), R13
@@ -1940,6 +1956,9 @@ appendEncode_word:
 	INCQ   CX
 	CMPQ   CX, R13
 	JB     appendEncode_word
+	JMP    appendEncode_last
+	NOP
+	PCALIGN $0x20
 
 appendEncode_last:
 	CMPQ   CX, DX
@@ -1971,6 +1990,8 @@ appendEncode_last_done:
 	BSWAPQ R12
 	MOVQ   R12, (R8)(CX*8)
 	JMP    appendEncode_return
+	NOP
+	PCALIGN $0x20
 
 appendEncode_tail:
 	TESTQ  BX, BX

@@ -338,7 +338,12 @@ func encodeRaw(f rawFunc, shape Mem) {
 	})
 
 	// A word a group: 8 bytes loaded for the groups a byte follows, then
-	// the last group when none does.
+	// the last group when none does. The words, the last group and the
+	// tail, which no code falls through to, each start a 32-byte line:
+	// encoding 7 bytes without AVX-512 went from 1.41x to 1.67x the
+	// reference with it (aligning decoding's labels so made 1 and 8 bytes
+	// slower).
+	pcalign(32)
 	Label(f.label("words"))
 	full, o := GP64(), GP64()
 	MOVBQZX(Mem{Base: tab, Index: n, Scale: 1, Disp: encFull}, full)
@@ -352,6 +357,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	encodeWords(f, "word", src, dst, full, i, o, x, func() { unitsWord(x, t, c) })
 	// The last group, with no byte after it: 8 bytes to the end of src,
 	// or two 4-byte loads that agree on byte 3 when src is that group.
+	pcalign(32)
 	Label(f.label("last"))
 	CMPQ(i, g)
 	JAE(f.ref("tail"))
@@ -376,6 +382,7 @@ func encodeRaw(f rawFunc, shape Mem) {
 	JMP(f.ref("return"))
 
 	// The tail: r bytes at the top of x, zeros below.
+	pcalign(32)
 	Label(f.label("tail"))
 	TESTQ(r, r)
 	JZ(f.ref("return"))
