@@ -3,6 +3,7 @@ package mount
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,14 +108,36 @@ func (tm *testMount) unmount() {
 	if tm.srv == nil {
 		return
 	}
+	held := holders(tm.mnt)
 	lazy, err := tm.srv.Unmount()
 	if err != nil || lazy {
-		tm.t.Errorf("Unmount: lazy %v, %v", lazy, err)
+		tm.t.Errorf("Unmount: lazy %v, %v; what held the mount just before: %q", lazy, err, held)
 		if err != nil {
 			tm.srv.Detach()
 		}
 	}
 	tm.srv = nil
+}
+
+// holders returns the processes whose working directory, root or open
+// files are in dir, from /proc, as "pid (command): path": what keeps a
+// mount busy.
+func holders(dir string) []string {
+	var held []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		links := []string{filepath.Join(p, "cwd"), filepath.Join(p, "root")}
+		fds, _ := filepath.Glob(filepath.Join(p, "fd", "*"))
+		for _, l := range append(links, fds...) {
+			target, err := os.Readlink(l)
+			if err != nil || target != dir && !strings.HasPrefix(target, dir+"/") {
+				continue
+			}
+			comm, _ := os.ReadFile(filepath.Join(p, "comm"))
+			held = append(held, fmt.Sprintf("%s (%s): %s", filepath.Base(p), bytes.TrimSpace(comm), l))
+		}
+	}
+	return held
 }
 
 // at returns the path of name in the mount.
