@@ -140,6 +140,25 @@ func holders(dir string) []string {
 	return held
 }
 
+// waitUnheld waits up to timeout until no process holds dir (holders),
+// and logs those that still do: programs a test started may still be
+// ending when it unmounts.
+func waitUnheld(t testing.TB, dir string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		held := holders(dir)
+		if len(held) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Logf("after %v, processes still hold %s: %q", timeout, dir, held)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // at returns the path of name in the mount.
 func (tm *testMount) at(name string) string { return filepath.Join(tm.mnt, name) }
 

@@ -267,12 +267,11 @@ func (s *Server) unmount(force bool) (lazy bool, err error) {
 		delay := 10 * time.Millisecond
 		for try := 0; ; try++ {
 			err = s.detach(false)
-			if err == nil || !errors.Is(err, ErrBusy) || try == 4 {
+			if err == nil || !errors.Is(err, ErrBusy) || try == 3 {
 				break
 			}
 			// The kernel may not have seen the last close of a program
-			// that just ended: five tries over 850 ms (on a loaded
-			// machine, 210 ms were not always enough after pjdfstest).
+			// that just ended.
 			time.Sleep(delay)
 			delay *= 4
 		}

@@ -83,6 +83,7 @@ func TestPjdfstest(t *testing.T) {
 		tm := mountBack(t, back, base16384.NewCodec(), Options{Name: "pjdfstest", Writable: true, AllowOther: true})
 		res := runPjdfs(t, suite, tm.mnt)
 		res.log(t, "b14fs mount -w -o allow_other")
+		waitUnheld(t, tm.mnt, 10*time.Second)
 		if errs := tm.errors(); len(errs) > 0 {
 			t.Logf("the mount logged %d errors, first: %v", len(errs), errs[0])
 		}
