@@ -89,11 +89,7 @@ func decodeWithAVX2(dst, src []byte) int {
 	if n < avx2Groups {
 		return DecodeGeneric(dst, src)
 	}
-	done := decodeAVX2(dst[:7*n], src[:8*n])
-	if done == n {
-		return n
-	}
-	return done + DecodeGeneric(dst[7*done:], src[8*done:])
+	return decodeRest(dst, src, decodeAVX2(dst[:7*n], src[:8*n]))
 }
 
 // encodeWithAVX512 is Encode with the AVX-512 VBMI kernel.
@@ -106,9 +102,5 @@ func encodeWithAVX512(dst, src []byte) int {
 // code from the pass holding the first bad unit.
 func decodeWithAVX512(dst, src []byte) int {
 	n := len(src) / 8
-	done := decodeAVX512(dst[:7*n], src[:8*n])
-	if done == n {
-		return n
-	}
-	return done + DecodeGeneric(dst[7*done:], src[8*done:])
+	return decodeRest(dst, src, decodeAVX512(dst[:7*n], src[:8*n]))
 }

@@ -74,6 +74,5 @@ func decodeNEON(dst, src []byte) int {
 		return DecodeGeneric(dst, src)
 	}
 	dst = dst[:7*(len(src)/8)]
-	done := neonGroups * decodeSteps(&dst[0], &src[0], len(src)/(8*neonGroups))
-	return done + DecodeGeneric(dst[7*done:], src[8*done:])
+	return decodeRest(dst, src, neonGroups*decodeSteps(&dst[0], &src[0], len(src)/(8*neonGroups)))
 }
