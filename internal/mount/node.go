@@ -552,14 +552,21 @@ func (n *node) remove(name string) syscall.Errno {
 		return n.m.errno(err)
 	}
 	if victim != nil {
+		n.RmChild(name)
 		victim.Operations().(*node).gone()
 	}
 	return 0
 }
 
-// gone records that n's name was removed through the mount: a file made
-// at its name later is another one.
-func (n *node) gone() { n.unbind() }
+// gone records that a name of n was removed through the mount, and taken
+// out of the tree: unless n has another name still (a hard link, which
+// keeps the file and its number), a file the base makes later with n's
+// identity is another one.
+func (n *node) gone() {
+	if _, parent := n.Parent(); parent == nil {
+		n.unbind()
+	}
+}
 
 func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
 	if !n.m.opts.Writable {
@@ -585,6 +592,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		return n.createErrno(err)
 	}
 	if victim != nil && victim != n.GetChild(name) {
+		newParent.EmbeddedInode().RmChild(newName)
 		victim.Operations().(*node).gone()
 	}
 	return 0

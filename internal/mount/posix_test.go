@@ -231,3 +231,60 @@ func TestHardLinks(t *testing.T) {
 		t.Errorf("a link to a directory: %v, want EPERM", err)
 	}
 }
+
+// TestHardLinkOutlivesName checks that removing one name of a file with
+// hard links, or renaming another file over it, leaves the file its inode
+// number and the right link count under its other names, also once the
+// kernel has forgotten the names and looks them up again (it did not: the
+// file's other names came back as a new file, with another number and a
+// link count the kernel kept from before). The file is rewritten whole
+// first, so that the number it shows is not the one of its stored file.
+func TestHardLinkOutlivesName(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	tm := mountBack(t, t.TempDir(), base16384.NewCodec(), Options{Writable: true, Timeout: timeout})
+	for _, name := range []string{"a", "x"} {
+		if err := os.WriteFile(tm.at(name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range [][2]string{{"a", "b"}, {"b", "c"}, {"c", "d"}} {
+		if err := os.Link(tm.at(l[0]), tm.at(l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stat := func(name string) (ino, nlink uint64) {
+		t.Helper()
+		fi, err := os.Lstat(tm.at(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		return st.Ino, uint64(st.Nlink)
+	}
+	ino, _ := stat("a")
+	check := func(step string, nlink uint64, names ...string) {
+		t.Helper()
+		time.Sleep(2 * timeout) // the kernel forgets names and attributes
+		for _, name := range names {
+			if gi, gn := stat(name); gi != ino || gn != nlink {
+				t.Errorf("after %s: %s has number %d and %d links, want %d and %d", step, name, gi, gn, ino, nlink)
+			}
+		}
+	}
+	check("linking", 4, "a", "b", "c", "d")
+	if err := os.Remove(tm.at("a")); err != nil {
+		t.Fatal(err)
+	}
+	check("removing a", 3, "b", "c", "d")
+	if err := os.Rename(tm.at("x"), tm.at("b")); err != nil {
+		t.Fatal(err)
+	}
+	check("renaming x over b", 2, "c", "d")
+	if err := os.Remove(tm.at("d")); err != nil {
+		t.Fatal(err)
+	}
+	check("removing d", 1, "c")
+	if got, err := os.ReadFile(tm.at("c")); err != nil || string(got) != "a" {
+		t.Errorf("c holds %q, %v; want %q", got, err, "a")
+	}
+}
