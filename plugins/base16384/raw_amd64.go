@@ -15,10 +15,8 @@ var useAVX512 = kernel.AVX512VL
 var useAVX2 = kernel.AVX2
 
 // useBMI2 turns on pdep and pext in encodeRaw and decodeRaw, in place of
-// the shifts and masks of a word: with the AVX-512 kernels, whose
-// processors have BMI2 and run them in a cycle (AMD's before Zen 3, which
-// have no AVX-512, take dozens).
-var useBMI2 = kernel.AVX512VL
+// the shifts and masks of a word: where the processor runs them fast.
+var useBMI2 = kernel.BMI2
 
 // encodeStd is encodeStdGo, in raw_amd64.s: the raw form of small inputs
 // in one call without a frame, the rest by a jump to encodeStdGo.

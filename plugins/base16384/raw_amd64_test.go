@@ -15,7 +15,8 @@ import (
 // ones (so that GODEBUG=cpu.avx512f=off turns them off too), its AVX2
 // steps only where they are the AVX2 or the AVX-512 ones (and always with
 // the AVX2 ones, so that the tests under GODEBUG=cpu.avx512f=off run them),
-// and BMI2's instructions only where the processor has them.
+// and BMI2's instructions only where the processor has them (and runs them
+// fast).
 func TestUseVector(t *testing.T) {
 	name := kernel.Name()
 	if useAVX512 && name != "avx512vbmi" {
@@ -24,8 +25,8 @@ func TestUseVector(t *testing.T) {
 	if useAVX2 != (name == "avx2" || name == "avx512vbmi") {
 		t.Fatalf("useAVX2 %v with the %s kernels", useAVX2, name)
 	}
-	if useBMI2 && (name != "avx512vbmi" || !cpu.X86.HasBMI2) {
-		t.Fatalf("useBMI2 with the %s kernels, BMI2 %v", name, cpu.X86.HasBMI2)
+	if useBMI2 != kernel.BMI2 || useBMI2 && !cpu.X86.HasBMI2 {
+		t.Fatalf("useBMI2 %v, kernel.BMI2 %v, BMI2 %v", useBMI2, kernel.BMI2, cpu.X86.HasBMI2)
 	}
 	t.Logf("kernels %s, AVX-512 steps for small inputs: %v, AVX2 steps: %v, pdep and pext: %v",
 		name, useAVX512, useAVX2, useBMI2)

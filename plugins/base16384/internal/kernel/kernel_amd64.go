@@ -2,7 +2,10 @@
 
 package kernel
 
-import "golang.org/x/sys/cpu"
+import (
+	"github.com/klauspost/cpuid/v2"
+	"golang.org/x/sys/cpu"
+)
 
 // hasAVX2 and hasAVX512 report whether the AVX2 and the AVX-512 VBMI
 // kernels can run (the latter also uses BMI2's bzhi). They follow
@@ -24,6 +27,19 @@ var AVX2 = selected.id == idAVX2 || selected.id == idAVX512
 // its instructions, which the assembly of package base16384 uses for small
 // inputs.
 var AVX512VL = selected.id == idAVX512 && cpu.X86.HasAVX512VL
+
+// BMI2 reports whether the processor has BMI2 and runs its pdep and pext
+// in a cycle or so, as Intel's do and AMD's from Zen 3 (family 19h) on, so
+// that the assembly of package base16384 may use them for small inputs. It
+// follows golang.org/x/sys/cpu, so GODEBUG=cpu.bmi2=off turns it off.
+var BMI2 = cpu.X86.HasBMI2 && !slowPDEP(cpuid.CPU.VendorID, cpuid.CPU.Family)
+
+// slowPDEP reports whether the processors of vendor v and family run pdep
+// and pext in microcode, taking dozens of cycles: AMD's (and Hygon's, built
+// on Zen 1) before Zen 3.
+func slowPDEP(v cpuid.Vendor, family int) bool {
+	return (v == cpuid.AMD || v == cpuid.Hygon) && family < 0x19
+}
 
 // vectorImpls returns the vector implementations this processor runs,
 // fastest first.

@@ -2,7 +2,35 @@
 
 package kernel
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// TestSlowPDEP checks which processors BMI2 leaves pdep and pext off for:
+// AMD's and Hygon's before Zen 3.
+func TestSlowPDEP(t *testing.T) {
+	for _, tt := range []struct {
+		cpu    string
+		vendor cpuid.Vendor
+		family int
+		slow   bool
+	}{
+		{"Intel Haswell and later", cpuid.Intel, 6, false},
+		{"AMD Excavator", cpuid.AMD, 0x15, true},
+		{"AMD Zen 1 and 2", cpuid.AMD, 0x17, true},
+		{"Hygon Dhyana", cpuid.Hygon, 0x18, true},
+		{"AMD Zen 3 and 4", cpuid.AMD, 0x19, false},
+		{"AMD Zen 5", cpuid.AMD, 0x1A, false},
+		{"a hypervisor's own vendor", cpuid.KVM, 0x17, false},
+	} {
+		if got := slowPDEP(tt.vendor, tt.family); got != tt.slow {
+			t.Errorf("%s (family %#x): slowPDEP %v, want %v", tt.cpu, tt.family, got, tt.slow)
+		}
+	}
+	t.Logf("this processor: %s, family %#x: BMI2 %v", cpuid.CPU.VendorString, cpuid.CPU.Family, BMI2)
+}
 
 // godebugTests returns the GODEBUG settings TestGODEBUG checks on this
 // processor: those that turn off AVX2 or AVX-512, when AVX2 runs.
