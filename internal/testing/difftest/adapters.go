@@ -1,8 +1,11 @@
 package difftest
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/afero"
 )
@@ -38,6 +41,25 @@ func (d dirFS) Stat(name string) (int64, error) {
 	return fi.Size(), nil
 }
 
+func (d dirFS) Link(oldname, newname string) error { return os.Link(d.path(oldname), d.path(newname)) }
+
+func (d dirFS) Links(name string) (int64, error) {
+	fi, err := os.Stat(d.path(name))
+	if err != nil {
+		return 0, err
+	}
+	return linkCount(fi)
+}
+
+// linkCount returns the number of names of the file fi describes.
+func linkCount(fi os.FileInfo) (int64, error) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, fmt.Errorf("difftest: no link count for %s: %w", fi.Name(), errors.ErrUnsupported)
+	}
+	return int64(st.Nlink), nil
+}
+
 type osFile struct{ *os.File }
 
 func (f osFile) Stat() (int64, error) {
@@ -48,7 +70,8 @@ func (f osFile) Stat() (int64, error) {
 	return fi.Size(), nil
 }
 
-// Afero returns the FS of fsys. Truncate by name opens the file
+// Afero returns the FS of fsys, a Linker when fsys has a method
+// Link(oldname, newname string) error. Truncate by name opens the file
 // os.O_WRONLY, truncates and closes it. When mapErr is not nil, every
 // error an operation returns, io.EOF included, is replaced by
 // mapErr(err), so that errors Class does not know can be mapped to those
@@ -57,7 +80,31 @@ func Afero(fsys afero.Fs, mapErr func(error) error) FS {
 	if mapErr == nil {
 		mapErr = func(err error) error { return err }
 	}
-	return aferoFS{fsys, mapErr}
+	a := aferoFS{fsys, mapErr}
+	if _, ok := fsys.(hardLinker); ok {
+		return aferoLinker{a}
+	}
+	return a
+}
+
+// hardLinker is an afero.Fs with hard links.
+type hardLinker interface {
+	Link(oldname, newname string) error
+}
+
+// aferoLinker is the FS of an afero.Fs with hard links.
+type aferoLinker struct{ aferoFS }
+
+func (a aferoLinker) Link(oldname, newname string) error {
+	return a.err(a.fs.(hardLinker).Link(oldname, newname))
+}
+
+func (a aferoLinker) Links(name string) (int64, error) {
+	fi, err := a.fs.Stat(name)
+	if err != nil {
+		return 0, a.err(err)
+	}
+	return linkCount(fi)
 }
 
 type aferoFS struct {

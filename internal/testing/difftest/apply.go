@@ -43,6 +43,8 @@ func (r Result) describe(kind Kind) string {
 		s = fmt.Sprintf("offset=%d ", r.N)
 	case KindFstat, KindStat, KindReadFile:
 		s = fmt.Sprintf("size=%d ", r.N)
+	case KindLinks:
+		s = fmt.Sprintf("links=%d ", r.N)
 	}
 	if r.Err == "" {
 		return s + "ok"
@@ -206,6 +208,15 @@ func (l *local) byName(op Op) Result {
 		r := errResult(err)
 		r.N, r.Data = int64(len(data)), data
 		return r
+	case KindLink, KindLinks:
+		ln, ok := l.fs.(Linker)
+		if !ok {
+			return errResult(fmt.Errorf("difftest: %v on %T, which has no hard links", op.Kind, l.fs))
+		}
+		if op.Kind == KindLink {
+			return errResult(ln.Link(op.Name, op.To))
+		}
+		return sized(ln.Links(op.Name))
 	}
 	return errResult(fmt.Errorf("difftest: unknown operation %q", op.Kind))
 }

@@ -73,6 +73,16 @@ type FS interface {
 	ReadFile(name string) ([]byte, error)
 }
 
+// A Linker is an FS with hard links, which a Config with Links needs on
+// both sides.
+type Linker interface {
+	FS
+	// Link makes newname another name of the file oldname names.
+	Link(oldname, newname string) error
+	// Links returns the number of names of the named file.
+	Links(name string) (int64, error)
+}
+
 // File is an open descriptor of an FS.
 type File interface {
 	// Read reads at the descriptor's offset and advances it.
@@ -116,6 +126,9 @@ type Config struct {
 	// read and stat every name and stat every open descriptor; 50 by
 	// default. A check comes at the end too.
 	CheckEvery int
+	// Links adds hard links to the operations, and link counts to the
+	// checks: both sides must be Linkers.
+	Links bool
 	// Replay, when not nil, is the sequence to apply instead of Ops(cfg):
 	// a prefix of one, or a sequence written by hand.
 	Replay []Op
@@ -158,6 +171,13 @@ const recent = 20
 
 func run(cfg Config, a, b side) (err error) {
 	cfg = cfg.withDefaults()
+	if cfg.Links {
+		for _, s := range []side{a, b} {
+			if _, ok := s.local.fs.(Linker); !ok {
+				return fmt.Errorf("difftest: Config.Links on %T, which has no hard links", s.local.fs)
+			}
+		}
+	}
 	ops := cfg.Replay
 	if ops == nil {
 		ops = Ops(cfg)

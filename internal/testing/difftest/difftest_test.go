@@ -141,15 +141,86 @@ func TestReplay(t *testing.T) {
 			t.Fatalf("op %d has index %d", i, op.Index)
 		}
 	}
-	var kinds = map[Kind]int{}
-	for _, op := range seq {
-		kinds[op.Kind]++
+	count := func(seq []Op) map[Kind]int {
+		kinds := map[Kind]int{}
+		for _, op := range seq {
+			kinds[op.Kind]++
+		}
+		return kinds
 	}
+	if kinds := count(seq); kinds[KindLink]+kinds[KindLinks] != 0 {
+		t.Errorf("%d links and %d link counts without Config.Links", kinds[KindLink], kinds[KindLinks])
+	}
+	cfg.Links = true
+	kinds := count(Ops(cfg))
 	for _, w := range weights {
 		if kinds[w.kind] == 0 {
-			t.Errorf("no %s in %d operations", w.kind, len(seq))
+			t.Errorf("no %s in %d operations with Config.Links", w.kind, len(seq))
 		}
 	}
+	if kinds[KindLinks] == 0 {
+		t.Errorf("no %s in the checks with Config.Links", KindLinks)
+	}
+}
+
+// TestLinks runs sequences with hard links on two local directories, which
+// must agree, and on a local directory and an afero.Fs with a Link method.
+func TestLinks(t *testing.T) {
+	cfg := Config{Seed: 11, Ops: ops(3000), Links: true}
+	if err := Run(cfg, Dir(t.TempDir()), Dir(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	b := linkFs{afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()).(*afero.BasePathFs)}
+	if err := Run(cfg, Dir(t.TempDir()), Afero(b, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(cfg, Dir(t.TempDir()), Afero(afero.NewOsFs(), nil)); err == nil || !strings.Contains(err.Error(), "no hard links") {
+		t.Errorf("Run with Links on an FS without them = %v, want an error saying so", err)
+	}
+}
+
+// linkFs is an afero.BasePathFs with hard links.
+type linkFs struct{ *afero.BasePathFs }
+
+func (l linkFs) Link(oldname, newname string) error {
+	o, err := l.RealPath(oldname)
+	if err != nil {
+		return err
+	}
+	n, err := l.RealPath(newname)
+	if err != nil {
+		return err
+	}
+	return os.Link(o, n)
+}
+
+// copyLinker makes a copy where it should make a link.
+type copyLinker struct{ Linker }
+
+func (c copyLinker) Link(oldname, newname string) error {
+	data, err := c.ReadFile(oldname)
+	if err != nil {
+		return err
+	}
+	f, err := c.OpenFile(newname, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// TestLinksBroken checks that a link made as a copy shows.
+func TestLinksBroken(t *testing.T) {
+	err := Run(Config{Seed: 11, Ops: 3000, Links: true}, Dir(t.TempDir()), copyLinker{Dir(t.TempDir()).(Linker)})
+	var d *Difference
+	if !errors.As(err, &d) {
+		t.Fatalf("Run = %v, want a *Difference", err)
+	}
+	t.Logf("%v", err)
 }
 
 func TestReplayConfig(t *testing.T) {

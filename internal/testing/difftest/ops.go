@@ -29,12 +29,14 @@ const (
 	KindRemove    Kind = "remove"    // Remove(Name)
 	KindStat      Kind = "stat"      // Stat(Name)
 	KindReadFile  Kind = "readfile"  // ReadFile(Name)
+	KindLink      Kind = "link"      // Link(Name, To), with Config.Links
+	KindLinks     Kind = "nlink"     // Links(Name), with Config.Links
 )
 
 // onSlot reports whether k acts on a descriptor rather than a name.
 func (k Kind) onSlot() bool {
 	switch k {
-	case KindTruncate, KindRename, KindRemove, KindStat, KindReadFile:
+	case KindTruncate, KindRename, KindRemove, KindStat, KindReadFile, KindLink, KindLinks:
 		return false
 	}
 	return true
@@ -47,7 +49,7 @@ type Op struct {
 	Kind   Kind   //
 	Slot   int    // the descriptor slot of a descriptor's operation
 	Name   string // the file of an open or an operation by name
-	To     string // the new name of a rename
+	To     string // the new name of a rename or a link
 	Flag   int    // the flags of an open
 	Off    int64  // the offset of a pread, pwrite or seek, or the size of a truncate
 	Whence int    // the whence of a seek: io.SeekStart, io.SeekCurrent or io.SeekEnd
@@ -77,9 +79,9 @@ func (op Op) String() string {
 		s += fmt.Sprintf(" off=%d whence=%s", op.Off, whence)
 	case KindTruncate:
 		s += fmt.Sprintf(" %s size=%d", op.Name, op.Off)
-	case KindRename:
+	case KindRename, KindLink:
 		s += " " + op.Name + " " + op.To
-	case KindRemove, KindStat, KindReadFile:
+	case KindRemove, KindStat, KindReadFile, KindLinks:
 		s += " " + op.Name
 	}
 	return s
@@ -123,7 +125,8 @@ func (op Op) Data() []byte {
 
 // Ops returns the sequence Run applies for cfg: cfg.Ops random operations,
 // a check after every cfg.CheckEvery of them (a stat and a readfile of
-// every name, an fstat of every open descriptor), then a close of every
+// every name, and its link count with cfg.Links; an fstat of every open
+// descriptor), then a close of every
 // open descriptor and a last check. The sequence depends on nothing but
 // cfg, and its first operations on nothing but cfg.Seed and the fields
 // that shape operations: with more Ops, a sequence extends the shorter
@@ -142,6 +145,12 @@ func Ops(cfg Config) []Op {
 		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
 		names: map[string]*inode{},
 		slots: make([]*desc, cfg.MaxFiles),
+	}
+	for _, w := range weights {
+		if cfg.Links || w.kind != KindLink {
+			g.weights = append(g.weights, w)
+			g.total += w.weight
+		}
 	}
 	for i := range cfg.Ops {
 		g.add(g.next())
@@ -165,6 +174,9 @@ type generator struct {
 	names map[string]*inode
 	slots []*desc // nil for a free slot
 	ops   []Op
+	// weights are those of the kinds cfg allows, total their sum.
+	weights []weight
+	total   int
 }
 
 type inode struct{ size int64 }
@@ -178,29 +190,27 @@ type desc struct {
 func (d *desc) readable() bool { return d.flag&accessMode != os.O_WRONLY }
 func (d *desc) writable() bool { return d.flag&accessMode != os.O_RDONLY }
 
-// weights are the relative frequencies of the random operations.
-var weights = []struct {
+// A weight is the relative frequency of a kind of random operation.
+type weight struct {
 	kind   Kind
 	weight int
-}{
+}
+
+// weights are the relative frequencies of the random operations. A link
+// comes only with Config.Links, and adds itself to the others, so that
+// the sequences without links stay those they were.
+var weights = []weight{
 	{KindOpen, 8}, {KindClose, 4}, {KindRead, 8}, {KindReadAt, 8},
 	{KindWrite, 10}, {KindWriteAt, 10}, {KindFtruncate, 3}, {KindFsync, 2},
 	{KindFstat, 3}, {KindSeek, 4}, {KindTruncate, 2}, {KindRename, 2},
-	{KindRemove, 2}, {KindStat, 2}, {KindReadFile, 2},
+	{KindRemove, 2}, {KindStat, 2}, {KindReadFile, 2}, {KindLink, 3},
 }
-
-var totalWeight = func() (n int) {
-	for _, w := range weights {
-		n += w.weight
-	}
-	return n
-}()
 
 // next returns a random operation.
 func (g *generator) next() Op {
-	r := g.rng.IntN(totalWeight)
-	kind := weights[len(weights)-1].kind
-	for _, w := range weights {
+	r := g.rng.IntN(g.total)
+	kind := g.weights[len(g.weights)-1].kind
+	for _, w := range g.weights {
 		if r < w.weight {
 			kind = w.kind
 			break
@@ -285,7 +295,7 @@ func (g *generator) byName(kind Kind) Op {
 			size = ino.size
 		}
 		op.Off = g.newSize(size)
-	case KindRename:
+	case KindRename, KindLink:
 		op.To = g.name()
 	}
 	return op
@@ -367,6 +377,9 @@ func (g *generator) check() {
 	for _, name := range g.cfg.Names {
 		g.add(Op{Kind: KindStat, Name: name})
 		g.add(Op{Kind: KindReadFile, Name: name})
+		if g.cfg.Links {
+			g.add(Op{Kind: KindLinks, Name: name})
+		}
 	}
 	for k, d := range g.slots {
 		if d != nil {
@@ -404,9 +417,14 @@ func (g *generator) add(op Op) {
 			ino.size = op.Off
 		}
 	case KindRename:
-		if ino != nil && op.To != op.Name {
+		// Renaming a name over another of the same file does nothing.
+		if ino != nil && g.names[op.To] != ino {
 			g.names[op.To] = ino
 			delete(g.names, op.Name)
+		}
+	case KindLink:
+		if ino != nil && g.names[op.To] == nil {
+			g.names[op.To] = ino
 		}
 	case KindRemove:
 		delete(g.names, op.Name)
