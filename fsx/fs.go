@@ -238,7 +238,9 @@ func (f *Fs) MkdirAll(path string, perm os.FileMode) error {
 }
 
 // Remove removes the named file or empty directory. Files open keep their
-// content until closed, as on a local filesystem, and store nothing more.
+// content until closed, as on a local filesystem, and store nothing more;
+// unless the file has other names (hard links), through which they go on
+// storing it.
 func (f *Fs) Remove(name string) error {
 	t, err := f.existing(name)
 	if err == nil {
@@ -273,10 +275,14 @@ func (f *Fs) removeStored(stored string, remove func() error) error {
 	defer f.releaseAll(inos)
 	unlock := lockInodes(inos...)
 	defer unlock()
+	if err := storeLinked(inos); err != nil {
+		return err
+	}
 	if err := remove(); err != nil {
 		return err
 	}
 	f.unlinkNames(inos, stored, false)
+	f.relink(inos)
 	return nil
 }
 
@@ -316,11 +322,15 @@ func (f *Fs) rename(oldname, newname string) error {
 			return err
 		}
 	}
+	if err := storeLinked(victims); err != nil {
+		return err
+	}
 	if err := f.base.Rename(from.stored, to); err != nil {
 		return err
 	}
 	f.unlinkNames(victims, to, false)
 	f.move(moved, from.stored, to)
+	f.relink(victims)
 	return nil
 }
 

@@ -55,6 +55,13 @@ func (f *Fs) decodedInfo(name, path string) (os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ino := f.linkedInode(stored); ino != nil {
+		// Open under another name, with changes it may not have stored.
+		defer f.releaseInode(ino)
+		ino.mu.Lock()
+		defer ino.mu.Unlock()
+		return ino.shownInfo(name)
+	}
 	src, err := newSource(f.decoders, bf, stored.Size())
 	if err != nil {
 		return nil, err

@@ -191,6 +191,25 @@ func (f *Fs) openInode(path string) *inode {
 	return ino
 }
 
+// linkedInode returns the inode of the file info describes, a base file
+// with several names (hard links) that is open under another name, with
+// one more reference; or nil.
+func (f *Fs) linkedInode(info os.FileInfo) *inode {
+	id, ok := identity(info)
+	if !ok || links(info) < 2 {
+		return nil
+	}
+	t := &f.inodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ino := t.byID[id]
+	if ino == nil || ino.unlinked {
+		return nil
+	}
+	ino.refs++
+	return ino
+}
+
 // storedPath returns where ino is stored, and false once it is removed.
 func (ino *inode) storedPath() (string, bool) {
 	t := &ino.fsys.inodes
@@ -513,6 +532,98 @@ func (f *Fs) unlinkNames(inos []*inode, path string, exact bool) {
 			t.forgetID(ino)
 		}
 	}
+}
+
+// storeLinked stores the changes of those of inos whose stored file has
+// several names (hard links), before some of the names go: the file lives
+// on under the others, and the changes would otherwise be stored over the
+// name they began under. The inodes are locked.
+func storeLinked(inos []*inode) error {
+	for _, ino := range inos {
+		if ino.edit == nil || ino.base == nil {
+			continue
+		}
+		if info, err := ino.base.Stat(); err != nil || links(info) < 2 {
+			continue
+		}
+		if err := ino.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relink gives each of inos that lost its last known name while its stored
+// file has other names (hard links not open through the Fs) one of those,
+// found in the directory of the name it lost, else anywhere in the base:
+// it goes on storing through that name, so that what its open files write
+// is seen under the file's other names, as on a local filesystem. The
+// inodes are locked.
+func (f *Fs) relink(inos []*inode) {
+	for _, ino := range inos {
+		old, linked := ino.storedPath()
+		if linked || ino.base == nil {
+			continue
+		}
+		info, err := ino.base.Stat()
+		if err != nil || links(info) == 0 {
+			continue
+		}
+		id, ok := identity(info)
+		if !ok {
+			continue
+		}
+		p, ok := findName(f.base, old, id)
+		if !ok {
+			continue
+		}
+		t := &f.inodes
+		t.mu.Lock()
+		if ino.unlinked && t.byPath[p] == nil {
+			ino.unlinked = false
+			ino.stored = p
+			ino.names[p] = struct{}{}
+			t.byPath[p] = ino
+			ino.id = id
+			if t.byID[id] == nil {
+				t.byID[id] = ino
+			}
+		}
+		t.mu.Unlock()
+	}
+}
+
+// findName returns a name in base of the file id, looked for in the
+// directory of old (a name it had), then in the whole base.
+func findName(base afero.Fs, old string, id fileID) (string, bool) {
+	is := func(info os.FileInfo) bool {
+		got, ok := identity(info)
+		return ok && got == id && info.Mode().IsRegular()
+	}
+	dir := filepath.Dir(old)
+	if d, err := base.Open(dir); err == nil {
+		infos, _ := d.Readdir(-1)
+		d.Close()
+		for _, info := range infos {
+			if is(info) {
+				return filepath.Join(dir, info.Name()), true
+			}
+		}
+	}
+	root := "."
+	if filepath.IsAbs(old) {
+		root = string(filepath.Separator)
+	}
+	var found string
+	stop := errors.New("found")
+	afero.Walk(base, root, func(p string, info os.FileInfo, err error) error {
+		if err == nil && is(info) {
+			found = p
+			return stop
+		}
+		return nil // and past a directory that cannot be read
+	})
+	return found, found != ""
 }
 
 // move records that the names of inos at from or under it are under to

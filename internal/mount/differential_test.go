@@ -10,8 +10,9 @@ import (
 )
 
 // TestDifferential applies random sequences of operations through several
-// descriptors and names (see difftest) to a local directory and to the
-// mount, and requires every result and every content to be the same.
+// descriptors and names, hard links among them (see difftest), to a local
+// directory and to the mount, and requires every result, content and link
+// count to be the same.
 func TestDifferential(t *testing.T) {
 	tm := mountNew(t)
 	for seed := range int64(5) {
@@ -20,7 +21,7 @@ func TestDifferential(t *testing.T) {
 			if err := os.Mkdir(mnt, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps()}
+			cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps(), Links: true}
 			if err := difftest.Run(cfg, difftest.Dir(t.TempDir()), difftest.Dir(mnt)); err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func TestDifferentialTwoProcesses(t *testing.T) {
 			if err := os.Mkdir(mnt, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps() / 4}
+			cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps() / 4, Links: true}
 			err := difftest.RunSplit(cfg, difftest.Dir(ref), startDiffChild(t, ref), difftest.Dir(mnt), startDiffChild(t, mnt))
 			if err != nil {
 				t.Fatal(err)
