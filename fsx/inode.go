@@ -77,6 +77,22 @@ func (t *inodeTable) forgetName(ino *inode, p string) {
 	}
 }
 
+// addName records p as a name of ino. t.mu is held.
+func (t *inodeTable) addName(ino *inode, p string) {
+	ino.names[p] = struct{}{}
+	t.byPath[p] = ino
+}
+
+// bindID makes ino found by the identity id, unless it is removed or
+// another inode is found by it. t.mu is held.
+func (t *inodeTable) bindID(ino *inode, id fileID) {
+	t.forgetID(ino)
+	ino.id = id
+	if !ino.unlinked && t.byID[id] == nil {
+		t.byID[id] = ino
+	}
+}
+
 // forgetID makes ino no longer found by its identity. t.mu is held.
 func (t *inodeTable) forgetID(ino *inode) {
 	if t.byID[ino.id] == ino {
@@ -109,8 +125,7 @@ func (f *Fs) acquire(path string) (*inode, error) {
 	if ino := t.byID[id]; hasID && ino != nil && !ino.unlinked {
 		// Another name of a file open: a hard link.
 		ino.refs++
-		ino.names[path] = struct{}{}
-		t.byPath[path] = ino
+		t.addName(ino, path)
 		t.mu.Unlock()
 		return ino, nil
 	}
@@ -244,11 +259,7 @@ func (ino *inode) load() error {
 	if id, ok := identity(info); ok {
 		t := &ino.fsys.inodes
 		t.mu.Lock()
-		t.forgetID(ino)
-		ino.id = id
-		if !ino.unlinked && t.byID[id] == nil {
-			t.byID[id] = ino
-		}
+		t.bindID(ino, id)
 		t.mu.Unlock()
 	}
 	return nil
@@ -582,12 +593,8 @@ func (f *Fs) relink(inos []*inode) {
 		if ino.unlinked && t.byPath[p] == nil {
 			ino.unlinked = false
 			ino.stored = p
-			ino.names[p] = struct{}{}
-			t.byPath[p] = ino
-			ino.id = id
-			if t.byID[id] == nil {
-				t.byID[id] = ino
-			}
+			t.addName(ino, p)
+			t.bindID(ino, id)
 		}
 		t.mu.Unlock()
 	}
@@ -639,8 +646,7 @@ func (f *Fs) move(inos []*inode, from, to string) {
 			}
 			np := to + strings.TrimPrefix(p, from)
 			t.forgetName(ino, p)
-			ino.names[np] = struct{}{}
-			t.byPath[np] = ino
+			t.addName(ino, np)
 			if ino.stored == p {
 				ino.stored = np
 			}

@@ -552,17 +552,17 @@ func (n *node) remove(name string) syscall.Errno {
 		return n.m.errno(err)
 	}
 	if victim != nil {
-		n.RmChild(name)
-		victim.Operations().(*node).gone()
+		victim.Operations().(*node).gone(n.EmbeddedInode(), name)
 	}
 	return 0
 }
 
-// gone records that a name of n was removed through the mount, and taken
-// out of the tree: unless n has another name still (a hard link, which
-// keeps the file and its number), a file the base makes later with n's
-// identity is another one.
-func (n *node) gone() {
+// gone records that n's name in dir was removed through the mount (or
+// renamed over), and takes it out of the tree: unless n has another name
+// still (a hard link, which keeps the file and its number), a file the base
+// makes later with n's identity is another one.
+func (n *node) gone(dir *fs.Inode, name string) {
+	dir.RmChild(name)
 	if _, parent := n.Parent(); parent == nil {
 		n.unbind()
 	}
@@ -592,8 +592,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		return n.createErrno(err)
 	}
 	if victim != nil && victim != n.GetChild(name) {
-		newParent.EmbeddedInode().RmChild(newName)
-		victim.Operations().(*node).gone()
+		victim.Operations().(*node).gone(newParent.EmbeddedInode(), newName)
 	}
 	return 0
 }
