@@ -392,6 +392,9 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if e != 0 {
 		return nil, 0, e
 	}
+	if hook := testHookAnswering.Load(); hook != nil {
+		(*hook)()
+	}
 	return h, open, 0
 }
 
@@ -614,11 +617,12 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 
 // Test hooks, run when set: testHookOpening in Open before opening the
 // file at the node's name, testHookOpened between opening it and making
-// its handle; testHookRead at each read the kernel asks of a handle, with
+// its handle, testHookAnswering between making the handle and answering
+// the kernel; testHookRead at each read the kernel asks of a handle, with
 // the name of the handle's file.
 var (
-	testHookOpening, testHookOpened atomic.Pointer[func()]
-	testHookRead                    atomic.Pointer[func(name string)]
+	testHookOpening, testHookOpened, testHookAnswering atomic.Pointer[func()]
+	testHookRead                                       atomic.Pointer[func(name string)]
 )
 
 // newHandle opens a handle on n for the file f, opened with flags, and
@@ -631,7 +635,7 @@ func (n *node) newHandle(f afero.File, flags int, write bool) (*handle, uint32, 
 		h.readMu = new(sync.Mutex)
 	}
 	n.mu.Lock()
-	open, forget, e := n.cacheLocked(h, f)
+	open, e := n.cacheLocked(h, f)
 	if e != 0 {
 		n.mu.Unlock()
 		f.Close()
@@ -645,11 +649,6 @@ func (n *node) newHandle(f afero.File, flags int, write bool) (*handle, uint32, 
 	n.m.openMu.Lock()
 	n.m.handles[h] = struct{}{}
 	n.m.openMu.Unlock()
-	if forget {
-		// The kernel drops the cached pages as it ends the open; its
-		// idea of the size, from before the change, goes now.
-		n.NotifyContent(-1, 0)
-	}
 	return h, open, 0
 }
 

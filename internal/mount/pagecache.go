@@ -33,9 +33,14 @@ import (
 //   - A first open through the cache keeps what is cached only when
 //     nothing changed the file since the last first open through the
 //     cache: no write through the mount (node.changes) and the same size,
-//     time and base file. Otherwise the kernel drops the file's pages as it
-//     opens it, and forgets its attributes (newHandle), so that reads go
-//     to the size as it is now.
+//     time and base file. Otherwise the mount has the kernel drop the
+//     file's pages and forget its attributes, so that reads go to the size
+//     as it is now; it does so itself, before it answers the open or lets
+//     another open of the file through, and answers FOPEN_KEEP_CACHE. An
+//     open answered without FOPEN_KEEP_CACHE would drop the pages as the
+//     kernel ends it, possibly after another open of the file through the
+//     cache got its answer and began to read: TestStress read zeros that
+//     way too, under load.
 //   - Pages cached earlier stay true under direct I/O: the kernel cuts
 //     them at a truncation, and drops those a write covers (since Linux
 //     6.6; node.changes makes the next first open drop them all on older
@@ -60,13 +65,12 @@ type stamp struct {
 }
 
 // cacheLocked decides how the kernel serves h, a new open of n's file f,
-// and returns its FOPEN flags and whether the kernel must forget the
-// file's attributes, or ESTALE. n.mu is held, and h is not yet among
-// n.handles.
-func (n *node) cacheLocked(h *handle, f afero.File) (open uint32, forget bool, errno syscall.Errno) {
+// and returns its FOPEN flags, or ESTALE. n.mu is held, and h is not yet
+// among n.handles.
+func (n *node) cacheLocked(h *handle, f afero.File) (open uint32, errno syscall.Errno) {
 	if n.m.opts.Cache {
 		h.cached = true
-		return fuse.FOPEN_KEEP_CACHE, false, 0
+		return fuse.FOPEN_KEEP_CACHE, 0
 	}
 	var other *handle // an open of the file, whose kind h takes
 	for o := range n.handles {
@@ -74,31 +78,32 @@ func (n *node) cacheLocked(h *handle, f afero.File) (open uint32, forget bool, e
 		break
 	}
 	if other != nil && !other.cached || other == nil && h.writable {
-		return fuse.FOPEN_DIRECT_IO, false, 0
+		return fuse.FOPEN_DIRECT_IO, 0
 	}
 	info, err := f.Stat()
 	if err != nil {
-		return 0, false, n.m.errno(err)
+		return 0, n.m.errno(err)
 	}
 	key, hasKey := keyOf(info)
 	own := !hasKey || n.shows(key)
 	switch {
 	case other != nil && !own:
-		return 0, false, syscall.ESTALE
+		return 0, syscall.ESTALE
 	case other != nil:
 		h.cached = true
-		return fuse.FOPEN_KEEP_CACHE, false, 0
+		return fuse.FOPEN_KEEP_CACHE, 0
 	case !own:
-		return fuse.FOPEN_DIRECT_IO, false, 0
+		return fuse.FOPEN_DIRECT_IO, 0
 	}
 	h.cached = true
 	st := stamp{changes: n.changes.Load(), key: key, size: info.Size(), mtime: info.ModTime()}
 	keep := n.stamped && n.stamp == st
 	n.stamp, n.stamped = st, true
-	if keep {
-		return fuse.FOPEN_KEEP_CACHE, false, 0
+	if !keep {
+		// No open of the file reads its pages now (n.handles is empty).
+		n.NotifyContent(0, 0)
 	}
-	return 0, true, 0
+	return fuse.FOPEN_KEEP_CACHE, 0
 }
 
 // changed records that the content of n's file changed through the mount:

@@ -96,6 +96,62 @@ func TestSecondReadFromPageCache(t *testing.T) {
 	}
 }
 
+// TestFirstOpenAnsweredLate holds back the answer to a first open through
+// the page cache, of a file changed since it was last cached, while a
+// second open reads the file into the cache: the first open's answer, when
+// it comes, does not drop the pages the second one reads. A drop while an
+// open reads the cache lets it read zeros, where a truncation cut a page
+// it held and a write regrew the file into a new one (TestStress).
+func TestFirstOpenAnsweredLate(t *testing.T) {
+	tm := mountNew(t)
+	const name = "answered-late"
+	want := bytes.Repeat([]byte("answered late\n"), 20000)
+	if err := os.WriteFile(tm.at(name), want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var holding atomic.Bool
+	hold := func() {
+		if !holding.Swap(true) {
+			close(held)
+			<-release
+		}
+	}
+	testHookAnswering.Store(&hold)
+	defer testHookAnswering.Store(nil)
+	first := make(chan error, 1)
+	var f1 *os.File
+	go func() {
+		var err error
+		f1, err = os.Open(tm.at(name))
+		first <- err
+	}()
+	<-held
+	f2, err := os.Open(tm.at(name))
+	if err != nil {
+		close(release)
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	readAll := func(what string) {
+		t.Helper()
+		if b, err := io.ReadAll(io.NewSectionReader(f2, 0, 1<<30)); err != nil || !bytes.Equal(b, want) {
+			t.Fatalf("%s: read %d bytes, %v; want %d bytes written", what, len(b), err, len(want))
+		}
+	}
+	readAll("the second open")
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	defer f1.Close()
+	reads := countReads(t, name)
+	readAll("the second open, once the first has its answer")
+	if n := reads.Load(); n != 0 {
+		t.Errorf("the first open's answer dropped the pages the second one read: it read them again, in %d reads", n)
+	}
+}
+
 // TestOpenRenamedOverWhileCached opens a name that another file took, by a
 // rename underneath, between the kernel's lookup and the open, while the
 // file looked up is open through the page cache: the open reads the new
