@@ -55,6 +55,9 @@ func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadRes
 	if err != nil && !errors.Is(err, io.EOF) && m < len(dest) {
 		return nil, h.n.m.errno(err)
 	}
+	if m < len(dest) && h.cached {
+		m = h.n.fromCut(dest, off, m)
+	}
 	return fuse.ReadResultData(dest[:m]), 0
 }
 

@@ -33,7 +33,8 @@ type node struct {
 	key    backingKey // the base file shown, when hasKey
 	hasKey bool
 
-	changes atomic.Uint64 // changes to the file's content through the mount
+	changes atomic.Uint64           // changes to the file's content through the mount
+	cut     atomic.Pointer[cutTail] // what a truncation running now cut off (cut.go)
 
 	mu      sync.Mutex
 	handles map[*handle]struct{}
@@ -240,13 +241,16 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	}
 	p, ok := n.path()
 	if size, set := in.GetSize(); set {
-		if h, isHandle := fh.(*handle); isHandle && h.writable {
-			if e := h.truncate(int64(size)); e != 0 {
-				return e
+		e := n.shrink(int64(size), func() syscall.Errno {
+			if h, isHandle := fh.(*handle); isHandle && h.writable {
+				return h.truncate(int64(size))
 			}
-		} else if !ok {
-			return syscall.ENOENT
-		} else if e := n.truncatePath(p, int64(size)); e != 0 {
+			if !ok {
+				return syscall.ENOENT
+			}
+			return n.truncatePath(p, int64(size))
+		})
+		if e != 0 {
 			return e
 		}
 	}
@@ -378,9 +382,18 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if hook := testHookOpening.Load(); hook != nil {
 		(*hook)()
 	}
-	f, err := n.m.fsys.OpenFile(p, fl, 0)
-	if err != nil {
-		return nil, 0, n.m.errno(err)
+	var f afero.File
+	openFile := func() syscall.Errno {
+		var err error
+		f, err = n.m.fsys.OpenFile(p, fl, 0)
+		return n.m.errno(err)
+	}
+	if trunc {
+		if e := n.shrink(0, openFile); e != 0 {
+			return nil, 0, e
+		}
+	} else if e := openFile(); e != 0 {
+		return nil, 0, e
 	}
 	if hook := testHookOpened.Load(); hook != nil {
 		(*hook)()
