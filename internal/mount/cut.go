@@ -28,6 +28,10 @@ import (
 // the mount answers the truncation, so the kernel cuts it as it ends the
 // truncation: no page past the end keeps what was cut.
 //
+// An open with O_TRUNC needs none of this: the kernel does not hold its
+// idea of the size while the mount opens, and takes a short read for the
+// file's new end.
+//
 // What this leaves to the kernel (docs/mount.md, "Limits"): a read sent
 // after the mount's drop and before the kernel learns the new size, and a
 // reader holding a page while the kernel drops every cached page of the

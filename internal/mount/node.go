@@ -382,18 +382,9 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if hook := testHookOpening.Load(); hook != nil {
 		(*hook)()
 	}
-	var f afero.File
-	openFile := func() syscall.Errno {
-		var err error
-		f, err = n.m.fsys.OpenFile(p, fl, 0)
-		return n.m.errno(err)
-	}
-	if trunc {
-		if e := n.shrink(0, openFile); e != 0 {
-			return nil, 0, e
-		}
-	} else if e := openFile(); e != 0 {
-		return nil, 0, e
+	f, err := n.m.fsys.OpenFile(p, fl, 0)
+	if err != nil {
+		return nil, 0, n.m.errno(err)
 	}
 	if hook := testHookOpened.Load(); hook != nil {
 		(*hook)()
