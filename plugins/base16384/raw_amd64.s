@@ -2263,14 +2263,6 @@ TEXT ·decodeStd(SB), NOSPLIT, $0-72
 	JCC     decodeStd_go
 	LEAQ    -4(CX), SI
 	SHRQ    $0x03, SI
-	JMP     decodeStd_shaped
-
-decodeStd_whole:
-	XORL  AX, AX
-	TESTQ $0x00000007, CX
-	JNZ   decodeStd_go
-	MOVQ  CX, SI
-	SHRQ  $0x03, SI
 
 decodeStd_shaped:
 	LEAQ           (SI)(SI*2), BX
@@ -2302,12 +2294,12 @@ decodeStd_shaped:
 	KMOVD          CX, K1
 	BZHIQ          BX, AX, CX
 	KMOVD          CX, K2
-	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
-	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
-	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
-	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
-	VMOVDQU64      rawDecPack<>+0(SB), Z4
-	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
+	VPBROADCASTQ   rawDecBias<>+0(SB), Y0
+	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Y1
+	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Y2
+	VPBROADCASTQ   rawDecSelect<>+0(SB), Y3
+	VMOVDQU64      rawDecPack<>+0(SB), Y4
+	VPBROADCASTQ   rawDecTest<>+0(SB), Y5
 	VMOVDQU8.Z     (R8), K1, Y6
 	VPADDB         Y0, Y6, Y6
 	VPTESTMB       Y5, Y6, K1, K1
@@ -2319,7 +2311,10 @@ decodeStd_shaped:
 	VPERMB         Y6, Y4, Y6
 	VMOVDQU8       Y6, K2, (DX)
 	VZEROUPPER
-	JMP            decodeStd_return
+	XORL           AX, AX
+	MOVQ           AX, err_itable+56(FP)
+	MOVQ           AX, err_data+64(FP)
+	RET
 
 decodeStd_steps:
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
@@ -2412,23 +2407,7 @@ decodeStd_words:
 	CMPB ·useBMI2+0(SB), $0x00
 	JE   decodeStd_words_slow
 	DECQ SI
-	JZ   decodeStd_pext_last
-
-decodeStd_pext:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    decodeStd_go
-	PEXTQ  rawDecTail<>+368(SB), BX, BX
-	SHLQ   $0x08, BX
-	BSWAPQ BX
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	INCQ   R13
-	DECQ   SI
-	JNZ    decodeStd_pext
+	JNZ  decodeStd_pext
 
 decodeStd_pext_last:
 	MOVQ   (R8)(R13*8), BX
@@ -2444,75 +2423,6 @@ decodeStd_pext_last:
 	MOVQ   BX, (DX)
 	ADDQ   $0x07, DX
 	SUBQ   $0x07, R12
-	JMP    decodeStd_tail
-
-decodeStd_pext_seven:
-	MOVL BX, (DX)
-	SHRQ $0x18, BX
-	MOVL BX, 3(DX)
-	ADDQ $0x07, DX
-	SUBQ $0x07, R12
-	JMP  decodeStd_tail
-
-decodeStd_words_slow:
-	DECQ SI
-	JZ   decodeStd_words_shift_last
-
-decodeStd_words_shift:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    decodeStd_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	BSWAPQ BX
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	INCQ   R13
-	DECQ   SI
-	JNZ    decodeStd_words_shift
-
-decodeStd_words_shift_last:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    decodeStd_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	BSWAPQ BX
-	CMPQ   R12, $0x08
-	JB     decodeStd_words_shift_seven
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	JMP    decodeStd_tail
-
-decodeStd_words_shift_seven:
-	MOVL BX, (DX)
-	SHRQ $0x18, BX
-	MOVL BX, 3(DX)
-	ADDQ $0x07, DX
-	SUBQ $0x07, R12
-	JMP  decodeStd_tail
-	NOP
-	PCALIGN $0x20
 
 decodeStd_tail:
 	TESTQ  AX, AX
@@ -2524,7 +2434,22 @@ decodeStd_tail:
 	BSWAPQ BX
 	IMULQ  128(SI)(DI*8), BX
 	SUBQ   64(SI)(DI*8), BX
-	JMP    decodeStd_units
+	TESTQ  BX, 352(SI)
+	JNZ    decodeStd_go
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     decodeStd_tail_units_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+decodeStd_tail_units_done:
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeStd_exact
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+56(FP)
+	MOVQ   AX, err_data+64(FP)
+	RET
 
 decodeStd_return:
 	XORL AX, AX
@@ -2556,10 +2481,8 @@ decodeStd_tiny:
 	SHLQ    $0x20, BX
 
 decodeStd_tinymask:
-	ANDQ -32(SI)(CX*8), BX
-	SUBQ 32(SI)(CX*8), BX
-
-decodeStd_units:
+	ANDQ  -32(SI)(CX*8), BX
+	SUBQ  32(SI)(CX*8), BX
 	TESTQ BX, 352(SI)
 	JNZ   decodeStd_go
 	CMPB  ·useBMI2+0(SB), $0x00
@@ -2644,14 +2567,65 @@ decodeStd_group_done:
 	MOVQ   AX, err_data+64(FP)
 	RET
 
-decodeStd_group7:
+decodeStd_whole:
+	XORL  AX, AX
+	TESTQ $0x00000007, CX
+	JNZ   decodeStd_go
+	MOVQ  CX, SI
+	SHRQ  $0x03, SI
+	JMP   decodeStd_shaped
+
+decodeStd_pext:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeStd_go
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    decodeStd_pext
+	JMP    decodeStd_pext_last
+
+decodeStd_pext_seven:
 	MOVL BX, (DX)
 	SHRQ $0x18, BX
 	MOVL BX, 3(DX)
-	XORL AX, AX
-	MOVQ AX, err_itable+56(FP)
-	MOVQ AX, err_data+64(FP)
-	RET
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  decodeStd_tail
+
+decodeStd_words_slow:
+	DECQ SI
+	JNZ  decodeStd_words_shift
+
+decodeStd_words_shift_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeStd_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeStd_words_shift_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    decodeStd_tail
 
 decodeStd_avx2:
 	MOVQ         R8, DI
@@ -2783,6 +2757,18 @@ decodeStd_avx2_return:
 	VZEROUPPER
 	JMP decodeStd_steps_done
 
+decodeStd_tail_units_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(SI), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeStd_tail_units_done
+
 decodeStd_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
@@ -2806,6 +2792,47 @@ decodeStd_group_words:
 	SHLQ   $0x04, BX
 	ADDQ   DI, BX
 	JMP    decodeStd_group_done
+
+decodeStd_group7:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+56(FP)
+	MOVQ AX, err_data+64(FP)
+	RET
+
+decodeStd_words_shift:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeStd_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    decodeStd_words_shift
+	JMP    decodeStd_words_shift_last
+
+decodeStd_words_shift_seven:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  decodeStd_tail
 
 decodeStd_go:
 	JMP ·decodeStdGo(SB)
@@ -2898,14 +2925,6 @@ TEXT ·decodeRaw(SB), NOSPLIT, $0-80
 	JCC     decodeRaw_go
 	LEAQ    -4(CX), SI
 	SHRQ    $0x03, SI
-	JMP     decodeRaw_shaped
-
-decodeRaw_whole:
-	XORL  AX, AX
-	TESTQ $0x00000007, CX
-	JNZ   decodeRaw_go
-	MOVQ  CX, SI
-	SHRQ  $0x03, SI
 
 decodeRaw_shaped:
 	LEAQ           (SI)(SI*2), BX
@@ -2940,12 +2959,12 @@ decodeRaw_shaped:
 	KMOVD          CX, K1
 	BZHIQ          BX, AX, CX
 	KMOVD          CX, K2
-	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
-	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
-	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
-	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
-	VMOVDQU64      rawDecPack<>+0(SB), Z4
-	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
+	VPBROADCASTQ   rawDecBias<>+0(SB), Y0
+	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Y1
+	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Y2
+	VPBROADCASTQ   rawDecSelect<>+0(SB), Y3
+	VMOVDQU64      rawDecPack<>+0(SB), Y4
+	VPBROADCASTQ   rawDecTest<>+0(SB), Y5
 	VMOVDQU8.Z     (R8), K1, Y6
 	VPADDB         Y0, Y6, Y6
 	VPTESTMB       Y5, Y6, K1, K1
@@ -2957,7 +2976,10 @@ decodeRaw_shaped:
 	VPERMB         Y6, Y4, Y6
 	VMOVDQU8       Y6, K2, (DX)
 	VZEROUPPER
-	JMP            decodeRaw_return
+	XORL           AX, AX
+	MOVQ           AX, err_itable+64(FP)
+	MOVQ           AX, err_data+72(FP)
+	RET
 
 decodeRaw_steps:
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
@@ -3050,23 +3072,7 @@ decodeRaw_words:
 	CMPB ·useBMI2+0(SB), $0x00
 	JE   decodeRaw_words_slow
 	DECQ SI
-	JZ   decodeRaw_pext_last
-
-decodeRaw_pext:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    decodeRaw_go
-	PEXTQ  rawDecTail<>+368(SB), BX, BX
-	SHLQ   $0x08, BX
-	BSWAPQ BX
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	INCQ   R13
-	DECQ   SI
-	JNZ    decodeRaw_pext
+	JNZ  decodeRaw_pext
 
 decodeRaw_pext_last:
 	MOVQ   (R8)(R13*8), BX
@@ -3082,75 +3088,6 @@ decodeRaw_pext_last:
 	MOVQ   BX, (DX)
 	ADDQ   $0x07, DX
 	SUBQ   $0x07, R12
-	JMP    decodeRaw_tail
-
-decodeRaw_pext_seven:
-	MOVL BX, (DX)
-	SHRQ $0x18, BX
-	MOVL BX, 3(DX)
-	ADDQ $0x07, DX
-	SUBQ $0x07, R12
-	JMP  decodeRaw_tail
-
-decodeRaw_words_slow:
-	DECQ SI
-	JZ   decodeRaw_words_shift_last
-
-decodeRaw_words_shift:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    decodeRaw_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	BSWAPQ BX
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	INCQ   R13
-	DECQ   SI
-	JNZ    decodeRaw_words_shift
-
-decodeRaw_words_shift_last:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    decodeRaw_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	BSWAPQ BX
-	CMPQ   R12, $0x08
-	JB     decodeRaw_words_shift_seven
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	JMP    decodeRaw_tail
-
-decodeRaw_words_shift_seven:
-	MOVL BX, (DX)
-	SHRQ $0x18, BX
-	MOVL BX, 3(DX)
-	ADDQ $0x07, DX
-	SUBQ $0x07, R12
-	JMP  decodeRaw_tail
-	NOP
-	PCALIGN $0x20
 
 decodeRaw_tail:
 	TESTQ  AX, AX
@@ -3162,7 +3099,25 @@ decodeRaw_tail:
 	BSWAPQ BX
 	IMULQ  128(SI)(DI*8), BX
 	SUBQ   64(SI)(DI*8), BX
-	JMP    decodeRaw_units
+	TESTQ  BX, 352(SI)
+	JNZ    decodeRaw_go
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     decodeRaw_tail_units_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+decodeRaw_tail_units_done:
+	MOVQ   e+0(FP), CX
+	TESTL  $0xffff0000, (CX)
+	JNZ    decodeRaw_options
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeRaw_exact
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+64(FP)
+	MOVQ   AX, err_data+72(FP)
+	RET
 
 decodeRaw_return:
 	XORL AX, AX
@@ -3194,10 +3149,8 @@ decodeRaw_tiny:
 	SHLQ    $0x20, BX
 
 decodeRaw_tinymask:
-	ANDQ -32(SI)(CX*8), BX
-	SUBQ 32(SI)(CX*8), BX
-
-decodeRaw_units:
+	ANDQ  -32(SI)(CX*8), BX
+	SUBQ  32(SI)(CX*8), BX
 	TESTQ BX, 352(SI)
 	JNZ   decodeRaw_go
 	CMPB  ·useBMI2+0(SB), $0x00
@@ -3210,7 +3163,7 @@ decodeRaw_units_done:
 	TESTL $0xffff0000, (CX)
 	JNZ   decodeRaw_options
 
-decodeRaw_store:
+decodeRaw_units_store:
 	BSWAPQ BX
 	CMPQ   R12, $0x08
 	JB     decodeRaw_exact
@@ -3264,7 +3217,7 @@ decodeRaw_options:
 	JNZ   decodeRaw_go
 	TESTQ BX, 192(SI)(AX*8)
 	JNZ   decodeRaw_go
-	JMP   decodeRaw_store
+	JMP   decodeRaw_units_store
 
 decodeRaw_group:
 	CMPQ   CX, $0x08
@@ -3295,14 +3248,65 @@ decodeRaw_group_done:
 	MOVQ   AX, err_data+72(FP)
 	RET
 
-decodeRaw_group7:
+decodeRaw_whole:
+	XORL  AX, AX
+	TESTQ $0x00000007, CX
+	JNZ   decodeRaw_go
+	MOVQ  CX, SI
+	SHRQ  $0x03, SI
+	JMP   decodeRaw_shaped
+
+decodeRaw_pext:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeRaw_go
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    decodeRaw_pext
+	JMP    decodeRaw_pext_last
+
+decodeRaw_pext_seven:
 	MOVL BX, (DX)
 	SHRQ $0x18, BX
 	MOVL BX, 3(DX)
-	XORL AX, AX
-	MOVQ AX, err_itable+64(FP)
-	MOVQ AX, err_data+72(FP)
-	RET
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  decodeRaw_tail
+
+decodeRaw_words_slow:
+	DECQ SI
+	JNZ  decodeRaw_words_shift
+
+decodeRaw_words_shift_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeRaw_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     decodeRaw_words_shift_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    decodeRaw_tail
 
 decodeRaw_avx2:
 	MOVQ         R8, DI
@@ -3434,6 +3438,18 @@ decodeRaw_avx2_return:
 	VZEROUPPER
 	JMP decodeRaw_steps_done
 
+decodeRaw_tail_units_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(SI), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    decodeRaw_tail_units_done
+
 decodeRaw_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
@@ -3457,6 +3473,47 @@ decodeRaw_group_words:
 	SHLQ   $0x04, BX
 	ADDQ   DI, BX
 	JMP    decodeRaw_group_done
+
+decodeRaw_group7:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+64(FP)
+	MOVQ AX, err_data+72(FP)
+	RET
+
+decodeRaw_words_shift:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    decodeRaw_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    decodeRaw_words_shift
+	JMP    decodeRaw_words_shift_last
+
+decodeRaw_words_shift_seven:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  decodeRaw_tail
 
 decodeRaw_go:
 	JMP ·decodeRawGo(SB)
@@ -3491,14 +3548,6 @@ TEXT ·appendDecode(SB), NOSPLIT, $0-96
 	JCC     appendDecode_go
 	LEAQ    -4(CX), SI
 	SHRQ    $0x03, SI
-	JMP     appendDecode_shaped
-
-appendDecode_whole:
-	XORL  AX, AX
-	TESTQ $0x00000007, CX
-	JNZ   appendDecode_go
-	MOVQ  CX, SI
-	SHRQ  $0x03, SI
 
 appendDecode_shaped:
 	LEAQ           (SI)(SI*2), BX
@@ -3539,12 +3588,12 @@ appendDecode_shaped:
 	KMOVD          CX, K1
 	BZHIQ          BX, AX, CX
 	KMOVD          CX, K2
-	VPBROADCASTQ   rawDecBias<>+0(SB), Z0
-	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Z1
-	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Z2
-	VPBROADCASTQ   rawDecSelect<>+0(SB), Z3
-	VMOVDQU64      rawDecPack<>+0(SB), Z4
-	VPBROADCASTQ   rawDecTest<>+0(SB), Z5
+	VPBROADCASTQ   rawDecBias<>+0(SB), Y0
+	VPBROADCASTQ   rawDecShiftHi<>+0(SB), Y1
+	VPBROADCASTQ   rawDecShiftLo<>+0(SB), Y2
+	VPBROADCASTQ   rawDecSelect<>+0(SB), Y3
+	VMOVDQU64      rawDecPack<>+0(SB), Y4
+	VPBROADCASTQ   rawDecTest<>+0(SB), Y5
 	VMOVDQU8.Z     (R8), K1, Y6
 	VPADDB         Y0, Y6, Y6
 	VPTESTMB       Y5, Y6, K1, K1
@@ -3556,7 +3605,10 @@ appendDecode_shaped:
 	VPERMB         Y6, Y4, Y6
 	VMOVDQU8       Y6, K2, (DX)
 	VZEROUPPER
-	JMP            appendDecode_return
+	XORL           AX, AX
+	MOVQ           AX, err_itable+80(FP)
+	MOVQ           AX, err_data+88(FP)
+	RET
 
 appendDecode_steps:
 	VPBROADCASTQ rawDecBias<>+0(SB), Z0
@@ -3649,23 +3701,7 @@ appendDecode_words:
 	CMPB ·useBMI2+0(SB), $0x00
 	JE   appendDecode_words_slow
 	DECQ SI
-	JZ   appendDecode_pext_last
-
-appendDecode_pext:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    appendDecode_go
-	PEXTQ  rawDecTail<>+368(SB), BX, BX
-	SHLQ   $0x08, BX
-	BSWAPQ BX
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	INCQ   R13
-	DECQ   SI
-	JNZ    appendDecode_pext
+	JNZ  appendDecode_pext
 
 appendDecode_pext_last:
 	MOVQ   (R8)(R13*8), BX
@@ -3681,75 +3717,6 @@ appendDecode_pext_last:
 	MOVQ   BX, (DX)
 	ADDQ   $0x07, DX
 	SUBQ   $0x07, R12
-	JMP    appendDecode_tail
-
-appendDecode_pext_seven:
-	MOVL BX, (DX)
-	SHRQ $0x18, BX
-	MOVL BX, 3(DX)
-	ADDQ $0x07, DX
-	SUBQ $0x07, R12
-	JMP  appendDecode_tail
-
-appendDecode_words_slow:
-	DECQ SI
-	JZ   appendDecode_words_shift_last
-
-appendDecode_words_shift:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    appendDecode_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	BSWAPQ BX
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	INCQ   R13
-	DECQ   SI
-	JNZ    appendDecode_words_shift
-
-appendDecode_words_shift_last:
-	MOVQ   (R8)(R13*8), BX
-	BSWAPQ BX
-	ADDQ   R9, BX
-	TESTQ  BX, R10
-	JNZ    appendDecode_go
-	MOVQ   BX, DI
-	SHRQ   $0x02, DI
-	ANDQ   R11, DI
-	LEAQ   (DI)(DI*2), DI
-	SUBQ   DI, BX
-	MOVL   BX, DI
-	IMUL3Q $0x000000f0, DI, DI
-	SHLQ   $0x04, BX
-	ADDQ   DI, BX
-	BSWAPQ BX
-	CMPQ   R12, $0x08
-	JB     appendDecode_words_shift_seven
-	MOVQ   BX, (DX)
-	ADDQ   $0x07, DX
-	SUBQ   $0x07, R12
-	JMP    appendDecode_tail
-
-appendDecode_words_shift_seven:
-	MOVL BX, (DX)
-	SHRQ $0x18, BX
-	MOVL BX, 3(DX)
-	ADDQ $0x07, DX
-	SUBQ $0x07, R12
-	JMP  appendDecode_tail
-	NOP
-	PCALIGN $0x20
 
 appendDecode_tail:
 	TESTQ  AX, AX
@@ -3761,7 +3728,25 @@ appendDecode_tail:
 	BSWAPQ BX
 	IMULQ  128(SI)(DI*8), BX
 	SUBQ   64(SI)(DI*8), BX
-	JMP    appendDecode_units
+	TESTQ  BX, 352(SI)
+	JNZ    appendDecode_go
+	CMPB   ·useBMI2+0(SB), $0x00
+	JE     appendDecode_tail_units_words
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+
+appendDecode_tail_units_done:
+	MOVQ   e+0(FP), CX
+	TESTL  $0xffff0000, (CX)
+	JNZ    appendDecode_options
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     appendDecode_exact
+	MOVQ   BX, (DX)
+	XORL   AX, AX
+	MOVQ   AX, err_itable+80(FP)
+	MOVQ   AX, err_data+88(FP)
+	RET
 
 appendDecode_return:
 	XORL AX, AX
@@ -3799,10 +3784,8 @@ appendDecode_tiny:
 	SHLQ    $0x20, BX
 
 appendDecode_tinymask:
-	ANDQ -32(SI)(CX*8), BX
-	SUBQ 32(SI)(CX*8), BX
-
-appendDecode_units:
+	ANDQ  -32(SI)(CX*8), BX
+	SUBQ  32(SI)(CX*8), BX
 	TESTQ BX, 352(SI)
 	JNZ   appendDecode_go
 	CMPB  ·useBMI2+0(SB), $0x00
@@ -3815,7 +3798,7 @@ appendDecode_units_done:
 	TESTL $0xffff0000, (CX)
 	JNZ   appendDecode_options
 
-appendDecode_store:
+appendDecode_units_store:
 	BSWAPQ BX
 	CMPQ   R12, $0x08
 	JB     appendDecode_exact
@@ -3869,7 +3852,7 @@ appendDecode_options:
 	JNZ   appendDecode_go
 	TESTQ BX, 192(SI)(AX*8)
 	JNZ   appendDecode_go
-	JMP   appendDecode_store
+	JMP   appendDecode_units_store
 
 appendDecode_group:
 	CMPQ   CX, $0x08
@@ -3906,14 +3889,65 @@ appendDecode_group_done:
 	MOVQ   AX, err_data+88(FP)
 	RET
 
-appendDecode_group7:
+appendDecode_whole:
+	XORL  AX, AX
+	TESTQ $0x00000007, CX
+	JNZ   appendDecode_go
+	MOVQ  CX, SI
+	SHRQ  $0x03, SI
+	JMP   appendDecode_shaped
+
+appendDecode_pext:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    appendDecode_go
+	PEXTQ  rawDecTail<>+368(SB), BX, BX
+	SHLQ   $0x08, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    appendDecode_pext
+	JMP    appendDecode_pext_last
+
+appendDecode_pext_seven:
 	MOVL BX, (DX)
 	SHRQ $0x18, BX
 	MOVL BX, 3(DX)
-	XORL AX, AX
-	MOVQ AX, err_itable+80(FP)
-	MOVQ AX, err_data+88(FP)
-	RET
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  appendDecode_tail
+
+appendDecode_words_slow:
+	DECQ SI
+	JNZ  appendDecode_words_shift
+
+appendDecode_words_shift_last:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    appendDecode_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	CMPQ   R12, $0x08
+	JB     appendDecode_words_shift_seven
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	JMP    appendDecode_tail
 
 appendDecode_avx2:
 	MOVQ         R8, DI
@@ -4045,6 +4079,18 @@ appendDecode_avx2_return:
 	VZEROUPPER
 	JMP appendDecode_steps_done
 
+appendDecode_tail_units_words:
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   360(SI), DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	JMP    appendDecode_tail_units_done
+
 appendDecode_units_words:
 	MOVQ   BX, DI
 	SHRQ   $0x02, DI
@@ -4068,6 +4114,47 @@ appendDecode_group_words:
 	SHLQ   $0x04, BX
 	ADDQ   DI, BX
 	JMP    appendDecode_group_done
+
+appendDecode_group7:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	XORL AX, AX
+	MOVQ AX, err_itable+80(FP)
+	MOVQ AX, err_data+88(FP)
+	RET
+
+appendDecode_words_shift:
+	MOVQ   (R8)(R13*8), BX
+	BSWAPQ BX
+	ADDQ   R9, BX
+	TESTQ  BX, R10
+	JNZ    appendDecode_go
+	MOVQ   BX, DI
+	SHRQ   $0x02, DI
+	ANDQ   R11, DI
+	LEAQ   (DI)(DI*2), DI
+	SUBQ   DI, BX
+	MOVL   BX, DI
+	IMUL3Q $0x000000f0, DI, DI
+	SHLQ   $0x04, BX
+	ADDQ   DI, BX
+	BSWAPQ BX
+	MOVQ   BX, (DX)
+	ADDQ   $0x07, DX
+	SUBQ   $0x07, R12
+	INCQ   R13
+	DECQ   SI
+	JNZ    appendDecode_words_shift
+	JMP    appendDecode_words_shift_last
+
+appendDecode_words_shift_seven:
+	MOVL BX, (DX)
+	SHRQ $0x18, BX
+	MOVL BX, 3(DX)
+	ADDQ $0x07, DX
+	SUBQ $0x07, R12
+	JMP  appendDecode_tail
 
 appendDecode_go:
 	JMP ·appendDecodeGo(SB)

@@ -93,7 +93,7 @@ func decodeAVX512() {
 		"returns the number of groups decoded. It may write anywhere in dst.")
 	k, n := newKernel("decodeAVX512", "src", 8, 64, 56)
 
-	d := newAVX512Decoder("decAVX512")
+	d := newAVX512Decoder("decAVX512", reg.VecVirtual.AsZ)
 	acc := ZMM()
 	VPXORQ(acc, acc, acc)
 
@@ -133,20 +133,22 @@ func decodeAVX512() {
 type avx512Decoder struct{ bias, hi, lo, sel, compact, test reg.VecVirtual }
 
 // newAVX512Decoder loads the constants of the decoding step, from tables
-// whose names start with prefix.
-func newAVX512Decoder(prefix string) avx512Decoder {
+// whose names start with prefix, as wide as width (reg.VecVirtual.AsY for
+// the steps of 4 groups alone, whose loads are half those of zmm loads;
+// AsZ).
+func newAVX512Decoder(prefix string, width func(reg.VecVirtual) reg.Register) avx512Decoder {
 	var pack []byte
 	for g := range byte(8) {
 		pack = append(pack, 8*g, 8*g+1, 8*g+2, 8*g+3, 8*g+4, 8*g+5, 8*g+6)
 	}
 	pack = append(pack, make([]byte, 8)...)
 	d := avx512Decoder{ZMM(), ZMM(), ZMM(), ZMM(), ZMM(), ZMM()}
-	VPBROADCASTQ(table(prefix+"Bias", repeat([]byte{0x100 - 0x4E, 0}, 8)), d.bias)
-	VPBROADCASTQ(table(prefix+"ShiftHi", []byte{14, 20, 28, 34, 42, 48, 56, 0}), d.hi)
-	VPBROADCASTQ(table(prefix+"ShiftLo", []byte{62, 6, 12, 20, 26, 34, 56, 0}), d.lo)
-	VPBROADCASTQ(table(prefix+"Select", []byte{0x03, 0x03, 0x0F, 0x0F, 0x3F, 0x3F, 0xFF, 0xFF}), d.sel)
-	VMOVDQU64(table(prefix+"Pack", pack), d.compact)
-	VPBROADCASTQ(table(prefix+"Test", repeat([]byte{0xC0, 0}, 8)), d.test)
+	VPBROADCASTQ(table(prefix+"Bias", repeat([]byte{0x100 - 0x4E, 0}, 8)), width(d.bias))
+	VPBROADCASTQ(table(prefix+"ShiftHi", []byte{14, 20, 28, 34, 42, 48, 56, 0}), width(d.hi))
+	VPBROADCASTQ(table(prefix+"ShiftLo", []byte{62, 6, 12, 20, 26, 34, 56, 0}), width(d.lo))
+	VPBROADCASTQ(table(prefix+"Select", []byte{0x03, 0x03, 0x0F, 0x0F, 0x3F, 0x3F, 0xFF, 0xFF}), width(d.sel))
+	VMOVDQU64(table(prefix+"Pack", pack), width(d.compact))
+	VPBROADCASTQ(table(prefix+"Test", repeat([]byte{0xC0, 0}, 8)), width(d.test))
 	return d
 }
 

@@ -619,13 +619,17 @@ func decodeRaw(f rawFunc) {
 	JCC(fallback)
 	LEAQ(Mem{Base: n, Disp: -4}, g)
 	SHRQ(U8(3), g)
-	JMP(f.ref("shaped"))
-	Label(f.label("whole"))
-	XORL(r.As32(), r.As32())
-	TESTQ(U32(7), n)
-	JNZ(fallback)
-	MOVQ(n, g)
-	SHRQ(U8(3), g)
+	// Whole groups alone out of line: most sizes have a tail, whose path
+	// then takes no jump.
+	later = append(later, func() {
+		Label(f.label("whole"))
+		XORL(r.As32(), r.As32())
+		TESTQ(U32(7), n)
+		JNZ(fallback)
+		MOVQ(n, g)
+		SHRQ(U8(3), g)
+		JMP(f.ref("shaped"))
+	})
 	Label(f.label("shaped"))
 	size := GP64()
 	LEAQ(Mem{Base: g, Index: g, Scale: 2}, size)
@@ -663,10 +667,11 @@ func decodeRaw(f rawFunc) {
 	c.load()
 	CMPB(useBMI2, U8(0))
 	JE(f.ref("words_slow"))
-	decodeWords(f, "pext", src, dst, dlen, g, i, w, c, func() { fieldsBMI2(w) })
-	Label(f.label("words_slow"))
-	decodeWords(f, "words_shift", src, dst, dlen, g, i, w, c, func() { fieldsWord(w, t, c) })
+	decodeWords(f, "pext", src, dst, dlen, g, i, w, c, &later, true, func() { fieldsBMI2(w) })
 	later = append(later, func() {
+		Label(f.label("words_slow"))
+		decodeWords(f, "words_shift", src, dst, dlen, g, i, w, c, &later, false, func() { fieldsWord(w, t, c) })
+	}, func() {
 		Label(f.label("avx2"))
 		k := f.avx2Kernel(src, dst, g, 32, 28)
 		newAVX2Decoder().decode(k, g, f.ref("vgo"))
@@ -675,9 +680,7 @@ func decodeRaw(f rawFunc) {
 
 	// The tail (n >= 12 here), dst and dlen the room from its first byte:
 	// its k units, the 8 bytes before the marker, moved to the top of w by
-	// a multiply, zeros below. (On a line of its own: no code falls
-	// through to it.)
-	pcalign(32)
+	// a multiply, zeros below. The words with pext fall through to it.
 	Label(f.label("tail"))
 	TESTQ(r, r)
 	JZ(f.ref("return"))
@@ -690,7 +693,25 @@ func decodeRaw(f rawFunc) {
 	BSWAPQ(w)
 	IMULQ(Mem{Base: tab, Index: m, Scale: 8, Disp: tailShift}, w)
 	SUBQ(Mem{Base: tab, Index: m, Scale: 8, Disp: tailBias}, w)
-	JMP(f.ref("units"))
+	// The units' code twice, for the tail here and for a tail alone
+	// below, so that neither jumps to it.
+	tc := tableConsts(tab)
+	units := func(name string) {
+		Label(f.label(name))
+		TESTQ(w, tc.bad)
+		JNZ(fallback)
+		f.withBMI2(name, &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, tc) })
+		if !f.std {
+			f.jumpIfOption(optStrict|optChecksum, f.ref("options"))
+			Label(f.label(name + "_store"))
+		}
+		BSWAPQ(w)
+		CMPQ(dlen, U8(8))
+		JB(f.ref("exact"))
+		MOVQ(w, Mem{Base: dst})
+		f.returnOK()
+	}
+	units("tail_units")
 
 	Label(f.label("return"))
 	f.returnOK()
@@ -726,20 +747,7 @@ func decodeRaw(f rawFunc) {
 
 	// The tail's k units less UnitBase at the top of w, zeros below, to
 	// its r bytes at dst, with dlen bytes of room.
-	Label(f.label("units"))
-	tc := tableConsts(tab)
-	TESTQ(w, tc.bad)
-	JNZ(fallback)
-	f.withBMI2("units", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, tc) })
-	if !f.std {
-		f.jumpIfOption(optStrict|optChecksum, f.ref("options"))
-		Label(f.label("store"))
-	}
-	BSWAPQ(w)
-	CMPQ(dlen, U8(8))
-	JB(f.ref("exact"))
-	MOVQ(w, Mem{Base: dst})
-	f.returnOK()
+	units("units")
 	// Exactly r bytes: two stores that overlap unless r is 2 or 4.
 	Label(f.label("exact"))
 	CMPQ(r, U8(2))
@@ -767,7 +775,7 @@ func decodeRaw(f rawFunc) {
 		f.jumpIfOption(optChecksum, fallback)
 		TESTQ(w, Mem{Base: tab, Index: r, Scale: 8, Disp: tailPad})
 		JNZ(fallback)
-		JMP(f.ref("store"))
+		JMP(f.ref("units_store")) // the same code as tail_units_store
 	}
 
 	// No marker in 4 to 10 bytes: one group (7 bytes).
@@ -779,10 +787,11 @@ func decodeRaw(f rawFunc) {
 	decodeGroup(f, Mem{Base: src}, w, tc, func() {
 		f.withBMI2("group", &later, func() { fieldsBMI2(w) }, func() { fieldsWord(w, t, tc) })
 	})
-	f.storeGroup("group7", w, dst, dlen, f.returnOK)
+	f.storeGroup("group7", w, dst, dlen, &later, f.returnOK, "")
 
-	for _, emit := range later {
-		emit()
+	// (Code emitted here may add to later.)
+	for i := 0; i < len(later); i++ {
+		later[i]()
 	}
 	Label(f.label("go"))
 	tailJump("·" + f.fallback)
@@ -814,29 +823,41 @@ func encodeWords(f rawFunc, name string, src, dst, full, i, o, x reg.GPVirtual, 
 // i = 0 of src, a group at a time, into dst, with dlen bytes of room, fields
 // emitting Fields of w; every group but the last stored as 8 bytes, which
 // the next group's overwrite, the last as 8 where the room allows. It
-// leaves dst and dlen the room past the groups, g zero, and jumps to the
-// label tail. name names its labels.
-func decodeWords(f rawFunc, name string, src, dst, dlen, g, i, w reg.GPVirtual, c decodeConsts, fields func()) {
+// leaves dst and dlen the room past the groups, g zero, and goes on at the
+// label tail: by falling through to it when toTail is set (the tail's code
+// follows), else by a jump. Code out of line goes to later. name names its
+// labels.
+func decodeWords(f rawFunc, name string, src, dst, dlen, g, i, w reg.GPVirtual, c decodeConsts, later *[]func(), toTail bool, fields func()) {
 	at := Mem{Base: src, Index: i, Scale: 8}
 	next := func() {
 		ADDQ(U8(7), dst)
 		SUBQ(U8(7), dlen)
 	}
-	DECQ(g)
-	JZ(f.ref(name + "_last"))
-	Label(f.label(name))
-	decodeGroup(f, at, w, c, fields)
-	MOVQ(w, Mem{Base: dst})
-	next()
-	INCQ(i)
+	// The groups before the last out of line: one group alone (8 bytes
+	// of input with a tail) takes no jump.
 	DECQ(g)
 	JNZ(f.ref(name))
+	*later = append(*later, func() {
+		Label(f.label(name))
+		decodeGroup(f, at, w, c, fields)
+		MOVQ(w, Mem{Base: dst})
+		next()
+		INCQ(i)
+		DECQ(g)
+		JNZ(f.ref(name))
+		JMP(f.ref(name + "_last"))
+	})
 	Label(f.label(name + "_last"))
 	decodeGroup(f, at, w, c, fields)
-	f.storeGroup(name+"_seven", w, dst, dlen, func() {
+	tail := func() {
 		next()
 		JMP(f.ref("tail"))
-	})
+	}
+	if toTail {
+		f.storeGroup(name+"_seven", w, dst, dlen, later, next, "tail")
+	} else {
+		f.storeGroup(name+"_seven", w, dst, dlen, later, tail, "")
+	}
 }
 
 // decodeGroup emits the decoding of the group at at into w, its 7 bytes in
@@ -853,16 +874,23 @@ func decodeGroup(f rawFunc, at Mem, w reg.GPVirtual, c decodeConsts, fields func
 }
 
 // storeGroup emits the store of a decoded group, w, at dst, as 8 bytes
-// where dlen leaves room for them and else as exactly 7 (from the label
-// seven), each followed by then, which must not fall through.
-func (f rawFunc) storeGroup(seven string, w, dst, dlen reg.GPVirtual, then func()) {
+// where dlen leaves room for them and else as exactly 7, out of line (in
+// later, from the label seven), each followed by then. The 8 bytes' code
+// falls through after then; the 7 bytes' jumps to the label to after it,
+// unless to is empty (then must not fall through).
+func (f rawFunc) storeGroup(seven string, w, dst, dlen reg.GPVirtual, later *[]func(), then func(), to string) {
 	CMPQ(dlen, U8(8))
 	JB(f.ref(seven))
 	MOVQ(w, Mem{Base: dst})
 	then()
-	Label(f.label(seven))
-	storeSeven(w, Mem{Base: dst})
-	then()
+	*later = append(*later, func() {
+		Label(f.label(seven))
+		storeSeven(w, Mem{Base: dst})
+		then()
+		if to != "" {
+			JMP(f.ref(to))
+		}
+	})
 }
 
 // storeEnds emits the store of the first r bytes of w (in memory order) at
@@ -965,7 +993,7 @@ func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	KMOVD(m.As32(), load)
 	BZHIQ(size, ones, m)
 	KMOVD(m.As32(), store)
-	d := newAVX512Decoder("rawDec")
+	d := newAVX512Decoder("rawDec", reg.VecVirtual.AsY)
 	x := ZMM()
 	VMOVDQU8_Z(Mem{Base: src}, load, x.AsY())
 	VPADDB(d.bias.AsY(), x.AsY(), x.AsY())
@@ -975,7 +1003,7 @@ func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	d.bytes(x, reg.VecVirtual.AsY)
 	VMOVDQU8(x.AsY(), store, Mem{Base: dst})
 	VZEROUPPER()
-	JMP(f.ref("return"))
+	f.returnOK()
 }
 
 // eightGroupSteps emits the loop of 8-group steps over groups i to g of f
@@ -1024,7 +1052,7 @@ func (f rawFunc) kernelDone(k kernel) {
 // 4-group steps; a step holding a bad unit jumps to decodeRaw_vgo. It ends
 // with VZEROUPPER.
 func decodeRawSteps(f rawFunc, src, dst, g, i reg.GPVirtual) {
-	d := newAVX512Decoder("rawDec")
+	d := newAVX512Decoder("rawDec", reg.VecVirtual.AsZ)
 	vfail := f.ref("vgo")
 
 	last, in, out := GP64(), GP64(), GP64()
