@@ -2394,7 +2394,7 @@ decodeStd_steps_done:
 
 decodeStd_scalar:
 	CMPQ SI, $0x04
-	JB   decodeStd_words
+	JB   decodeStd_few
 	CMPB ·useAVX2+0(SB), $0x00
 	JNE  decodeStd_avx2
 	CMPQ SI, $0x10
@@ -2574,6 +2574,53 @@ decodeStd_whole:
 	MOVQ  CX, SI
 	SHRQ  $0x03, SI
 	JMP   decodeStd_shaped
+
+decodeStd_few:
+	TESTQ        AX, AX
+	JZ           decodeStd_words
+	CMPB         ·useAVX2+0(SB), $0x00
+	JE           decodeStd_words
+	MOVL         R8, DI
+	ANDL         $0x00000fff, DI
+	CMPL         DI, $0x00000fe0
+	JA           decodeStd_words
+	LEAQ         rawDecAVX2Mask<>+0(SB), DI
+	SUBQ         CX, DI
+	VMOVDQU      (R8), Y7
+	VPADDB       decAVX2Bias<>+0(SB), Y7, Y7
+	VPAND        34(DI), Y7, Y7
+	VPTEST       decAVX2Test<>+0(SB), Y7
+	JNZ          decodeStd_vgo
+	VPSHUFB      swapBytes16<>+0(SB), Y7, Y7
+	VPMADDWD     decAVX2Pairs<>+0(SB), Y7, Y7
+	VPMULUDQ     decAVX2Join4<>+0(SB), Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      decAVX2Pack<>+0(SB), Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X9
+	LEAQ         rawDecAVX2End<>+0(SB), DI
+	ADDQ         BX, DI
+	VPSHUFB      (DI), X7, X10
+	VPSHUFB      48(DI), X9, X9
+	VPOR         X9, X10, X10
+	CMPQ         BX, $0x10
+	JB           decodeStd_small_avx2_short
+	VMOVDQU      X7, (DX)
+	VMOVDQU      X10, -16(DX)(BX*1)
+	VZEROUPPER
+	XORL         AX, AX
+	MOVQ         AX, err_itable+56(FP)
+	MOVQ         AX, err_data+64(FP)
+	RET
+
+decodeStd_small_avx2_short:
+	VMOVQ   X7, (DX)
+	VPEXTRQ $0x01, X10, -8(DX)(BX*1)
+	VZEROUPPER
+	XORL    AX, AX
+	MOVQ    AX, err_itable+56(FP)
+	MOVQ    AX, err_data+64(FP)
+	RET
 
 decodeStd_pext:
 	MOVQ   (R8)(R13*8), BX
@@ -2878,8 +2925,11 @@ DATA decAVX2Pairs<>+16(SB)/8, $0x0001400000014000
 DATA decAVX2Pairs<>+24(SB)/8, $0x0001400000014000
 GLOBL decAVX2Pairs<>(SB), RODATA|NOPTR, $32
 
-DATA decAVX2Join<>+0(SB)/8, $0x0000000010000000
-GLOBL decAVX2Join<>(SB), RODATA|NOPTR, $8
+DATA decAVX2Join4<>+0(SB)/8, $0x0000000010000000
+DATA decAVX2Join4<>+8(SB)/8, $0x0000000010000000
+DATA decAVX2Join4<>+16(SB)/8, $0x0000000010000000
+DATA decAVX2Join4<>+24(SB)/8, $0x0000000010000000
+GLOBL decAVX2Join4<>(SB), RODATA|NOPTR, $32
 
 DATA decAVX2Test<>+0(SB)/8, $0x00c000c000c000c0
 DATA decAVX2Test<>+8(SB)/8, $0x00c000c000c000c0
@@ -2887,11 +2937,38 @@ DATA decAVX2Test<>+16(SB)/8, $0x00c000c000c000c0
 DATA decAVX2Test<>+24(SB)/8, $0x00c000c000c000c0
 GLOBL decAVX2Test<>(SB), RODATA|NOPTR, $32
 
+DATA rawDecAVX2Mask<>+0(SB)/8, $0xffffffffffffffff
+DATA rawDecAVX2Mask<>+8(SB)/8, $0xffffffffffffffff
+DATA rawDecAVX2Mask<>+16(SB)/8, $0xffffffffffffffff
+DATA rawDecAVX2Mask<>+24(SB)/8, $0xffffffffffffffff
+DATA rawDecAVX2Mask<>+32(SB)/8, $0x0000000000000000
+DATA rawDecAVX2Mask<>+40(SB)/8, $0x0000000000000000
+DATA rawDecAVX2Mask<>+48(SB)/8, $0x0000000000000000
+DATA rawDecAVX2Mask<>+56(SB)/8, $0x0000000000000000
+GLOBL rawDecAVX2Mask<>(SB), RODATA|NOPTR, $64
+
 DATA decAVX2Pack<>+0(SB)/8, $0x0e00010203040506
 DATA decAVX2Pack<>+8(SB)/8, $0x808008090a0b0c0d
 DATA decAVX2Pack<>+16(SB)/8, $0x0e00010203040506
 DATA decAVX2Pack<>+24(SB)/8, $0x808008090a0b0c0d
 GLOBL decAVX2Pack<>(SB), RODATA|NOPTR, $32
+
+DATA rawDecAVX2End<>+0(SB)/8, $0x8080808080808080
+DATA rawDecAVX2End<>+8(SB)/8, $0x8080808080808080
+DATA rawDecAVX2End<>+16(SB)/8, $0x0706050403020100
+DATA rawDecAVX2End<>+24(SB)/8, $0x80800d0c0b0a0908
+DATA rawDecAVX2End<>+32(SB)/8, $0x8080808080808080
+DATA rawDecAVX2End<>+40(SB)/8, $0x8080808080808080
+DATA rawDecAVX2End<>+48(SB)/8, $0x8080808080808080
+DATA rawDecAVX2End<>+56(SB)/8, $0x8080808080808080
+DATA rawDecAVX2End<>+64(SB)/8, $0x8080808080808080
+DATA rawDecAVX2End<>+72(SB)/8, $0x0100808080808080
+DATA rawDecAVX2End<>+80(SB)/8, $0x0908070605040302
+DATA rawDecAVX2End<>+88(SB)/8, $0x808080800d0c0b0a
+GLOBL rawDecAVX2End<>(SB), RODATA|NOPTR, $96
+
+DATA decAVX2Join<>+0(SB)/8, $0x0000000010000000
+GLOBL decAVX2Join<>(SB), RODATA|NOPTR, $8
 
 DATA decAVX2PackTop<>+0(SB)/8, $0x0e00010203040506
 DATA decAVX2PackTop<>+8(SB)/8, $0x808008090a0b0c0d
@@ -3059,7 +3136,7 @@ decodeRaw_steps_done:
 
 decodeRaw_scalar:
 	CMPQ SI, $0x04
-	JB   decodeRaw_words
+	JB   decodeRaw_few
 	CMPB ·useAVX2+0(SB), $0x00
 	JNE  decodeRaw_avx2
 	CMPQ SI, $0x10
@@ -3255,6 +3332,56 @@ decodeRaw_whole:
 	MOVQ  CX, SI
 	SHRQ  $0x03, SI
 	JMP   decodeRaw_shaped
+
+decodeRaw_few:
+	TESTQ        AX, AX
+	JZ           decodeRaw_words
+	CMPB         ·useAVX2+0(SB), $0x00
+	JE           decodeRaw_words
+	MOVQ         e+0(FP), DI
+	TESTL        $0xffff0000, (DI)
+	JNZ          decodeRaw_words
+	MOVL         R8, DI
+	ANDL         $0x00000fff, DI
+	CMPL         DI, $0x00000fe0
+	JA           decodeRaw_words
+	LEAQ         rawDecAVX2Mask<>+0(SB), DI
+	SUBQ         CX, DI
+	VMOVDQU      (R8), Y7
+	VPADDB       decAVX2Bias<>+0(SB), Y7, Y7
+	VPAND        34(DI), Y7, Y7
+	VPTEST       decAVX2Test<>+0(SB), Y7
+	JNZ          decodeRaw_vgo
+	VPSHUFB      swapBytes16<>+0(SB), Y7, Y7
+	VPMADDWD     decAVX2Pairs<>+0(SB), Y7, Y7
+	VPMULUDQ     decAVX2Join4<>+0(SB), Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      decAVX2Pack<>+0(SB), Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X9
+	LEAQ         rawDecAVX2End<>+0(SB), DI
+	ADDQ         BX, DI
+	VPSHUFB      (DI), X7, X10
+	VPSHUFB      48(DI), X9, X9
+	VPOR         X9, X10, X10
+	CMPQ         BX, $0x10
+	JB           decodeRaw_small_avx2_short
+	VMOVDQU      X7, (DX)
+	VMOVDQU      X10, -16(DX)(BX*1)
+	VZEROUPPER
+	XORL         AX, AX
+	MOVQ         AX, err_itable+64(FP)
+	MOVQ         AX, err_data+72(FP)
+	RET
+
+decodeRaw_small_avx2_short:
+	VMOVQ   X7, (DX)
+	VPEXTRQ $0x01, X10, -8(DX)(BX*1)
+	VZEROUPPER
+	XORL    AX, AX
+	MOVQ    AX, err_itable+64(FP)
+	MOVQ    AX, err_data+72(FP)
+	RET
 
 decodeRaw_pext:
 	MOVQ   (R8)(R13*8), BX
@@ -3688,7 +3815,7 @@ appendDecode_steps_done:
 
 appendDecode_scalar:
 	CMPQ SI, $0x04
-	JB   appendDecode_words
+	JB   appendDecode_few
 	CMPB ·useAVX2+0(SB), $0x00
 	JNE  appendDecode_avx2
 	CMPQ SI, $0x10
@@ -3896,6 +4023,56 @@ appendDecode_whole:
 	MOVQ  CX, SI
 	SHRQ  $0x03, SI
 	JMP   appendDecode_shaped
+
+appendDecode_few:
+	TESTQ        AX, AX
+	JZ           appendDecode_words
+	CMPB         ·useAVX2+0(SB), $0x00
+	JE           appendDecode_words
+	MOVQ         e+0(FP), DI
+	TESTL        $0xffff0000, (DI)
+	JNZ          appendDecode_words
+	MOVL         R8, DI
+	ANDL         $0x00000fff, DI
+	CMPL         DI, $0x00000fe0
+	JA           appendDecode_words
+	LEAQ         rawDecAVX2Mask<>+0(SB), DI
+	SUBQ         CX, DI
+	VMOVDQU      (R8), Y7
+	VPADDB       decAVX2Bias<>+0(SB), Y7, Y7
+	VPAND        34(DI), Y7, Y7
+	VPTEST       decAVX2Test<>+0(SB), Y7
+	JNZ          appendDecode_vgo
+	VPSHUFB      swapBytes16<>+0(SB), Y7, Y7
+	VPMADDWD     decAVX2Pairs<>+0(SB), Y7, Y7
+	VPMULUDQ     decAVX2Join4<>+0(SB), Y7, Y8
+	VPSRLQ       $0x20, Y7, Y7
+	VPOR         Y8, Y7, Y7
+	VPSHUFB      decAVX2Pack<>+0(SB), Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X9
+	LEAQ         rawDecAVX2End<>+0(SB), DI
+	ADDQ         BX, DI
+	VPSHUFB      (DI), X7, X10
+	VPSHUFB      48(DI), X9, X9
+	VPOR         X9, X10, X10
+	CMPQ         BX, $0x10
+	JB           appendDecode_small_avx2_short
+	VMOVDQU      X7, (DX)
+	VMOVDQU      X10, -16(DX)(BX*1)
+	VZEROUPPER
+	XORL         AX, AX
+	MOVQ         AX, err_itable+80(FP)
+	MOVQ         AX, err_data+88(FP)
+	RET
+
+appendDecode_small_avx2_short:
+	VMOVQ   X7, (DX)
+	VPEXTRQ $0x01, X10, -8(DX)(BX*1)
+	VZEROUPPER
+	XORL    AX, AX
+	MOVQ    AX, err_itable+80(FP)
+	MOVQ    AX, err_data+88(FP)
+	RET
 
 appendDecode_pext:
 	MOVQ   (R8)(R13*8), BX

@@ -106,17 +106,30 @@ func decodeAVX2() {
 // pairs with vpmaddwd (D0 = v0<<14 | v1, D1 = v2<<14 | v3), joins the
 // pairs into the 56-bit group value D0<<28 | D1 with vpmuludq and a
 // shift, and writes its 7 bytes big-endian.
-type avx2Decoder struct{ bias, swap, pairs, join, test VecPhysical }
+type avx2Decoder struct{ bias, swap, pairs, join, test Op }
 
 // newAVX2Decoder loads the constants of the decoding step.
 func newAVX2Decoder() avx2Decoder {
 	d := avx2Decoder{bias: Y0, swap: Y1, pairs: Y2, join: Y3, test: Y5}
-	VMOVDQU(table("decAVX2Bias", repeat([]byte{0x100 - 0x4E, 0}, 32)), d.bias)
-	VMOVDQU(swapTable(), d.swap)
-	VMOVDQU(table("decAVX2Pairs", repeat(words(1<<14, 1), 32)), d.pairs)
+	tables := avx2DecoderTables()
+	VMOVDQU(tables.bias, d.bias)
+	VMOVDQU(tables.swap, d.swap)
+	VMOVDQU(tables.pairs, d.pairs)
 	VPBROADCASTQ(table("decAVX2Join", binary.LittleEndian.AppendUint64(nil, 1<<28)), d.join)
-	VMOVDQU(table("decAVX2Test", repeat([]byte{0xC0, 0}, 32)), d.test)
+	VMOVDQU(tables.test, d.test)
 	return d
+}
+
+// avx2DecoderTables returns the decoding step's constants in memory, for
+// a single step, which takes them as operands.
+func avx2DecoderTables() avx2Decoder {
+	return avx2Decoder{
+		bias:  table("decAVX2Bias", repeat([]byte{0x100 - 0x4E, 0}, 32)),
+		swap:  swapTable(),
+		pairs: table("decAVX2Pairs", repeat(words(1<<14, 1), 32)),
+		join:  table("decAVX2Join4", repeat(binary.LittleEndian.AppendUint64(nil, 1<<28), 32)),
+		test:  table("decAVX2Test", repeat([]byte{0xC0, 0}, 32)),
+	}
 }
 
 // decode emits the loops of k, a kernel of 4-group steps, over its n

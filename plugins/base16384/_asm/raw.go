@@ -28,8 +28,9 @@ import (
 // or more go through the AVX2 kernels' steps (where the Go variable useAVX2
 // is set), 4 groups a step, the last moved back to end at the last group
 // too. Fewer groups, or without either, go a group at a time through
-// 64-bit words (the shifts and masks of the generic kernel). The tail is
-// always done with words.
+// 64-bit words (the shifts and masks of the generic kernel), and so does
+// the tail; except that in decoding, 1 to 3 groups and a tail go through
+// one AVX-512 or AVX2 step, tail included.
 
 // rawLargeGroups is the number of groups from which encodeRaw and
 // decodeRaw leave the input to the Go code, and so to the block kernels;
@@ -654,15 +655,20 @@ func decodeRaw(f rawFunc) {
 	ADDQ(t, dst)
 	SUBQ(t, dlen)
 	JMP(f.ref("tail"))
-	// Without AVX-512, or a path of it that did not suit: 4 groups or
-	// more with AVX2 steps.
+	// Without AVX-512, or a path of it that did not suit: 1 to 3 groups
+	// and a tail in one AVX2 step where it suits, 4 groups or more with
+	// AVX2 steps (out of line).
 	Label(f.label("scalar"))
 	CMPQ(g, U8(4))
-	JB(f.ref("words"))
+	JB(f.ref("few"))
 	CMPB(useAVX2, U8(0))
 	JNE(f.ref("avx2"))
 	CMPQ(g, U8(rawLargeScalar))
 	JAE(fallback)
+	later = append(later, func() {
+		Label(f.label("few"))
+		decodeRawSmallAVX2(f, src, dst, n, size, r)
+	})
 	Label(f.label("words"))
 	c.load()
 	CMPB(useBMI2, U8(0))
@@ -849,14 +855,9 @@ func decodeWords(f rawFunc, name string, src, dst, dlen, g, i, w reg.GPVirtual, 
 	})
 	Label(f.label(name + "_last"))
 	decodeGroup(f, at, w, c, fields)
-	tail := func() {
-		next()
+	f.storeGroup(name+"_seven", w, dst, dlen, later, next, "tail")
+	if !toTail {
 		JMP(f.ref("tail"))
-	}
-	if toTail {
-		f.storeGroup(name+"_seven", w, dst, dlen, later, next, "tail")
-	} else {
-		f.storeGroup(name+"_seven", w, dst, dlen, later, tail, "")
 	}
 }
 
@@ -1004,6 +1005,86 @@ func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	VMOVDQU8(x.AsY(), store, Mem{Base: dst})
 	VZEROUPPER()
 	f.returnOK()
+}
+
+// decodeRawSmallAVX2 emits the AVX2 path of decodeRaw for 1 to 3 groups
+// and a tail (n <= 34 bytes, size the decoded length, 8 to 27 bytes), for
+// machines without AVX-512: one 32-byte load of the units, the bytes past
+// them (the marker's, and those after it) masked to zeros, and one AVX2
+// step that checks and decodes them, each 128-bit lane's 2 groups to 14
+// bytes. The tail's units go through the step as a group whose missing
+// units are zeros, as in decodeRawSmall. It stores exactly the size bytes,
+// as two stores that overlap: the first 16 bytes and the 16 that end the
+// output, gathered from both lanes by a shuffle each (8 and 8 below 16
+// bytes). It goes on at the label words, with words, without a tail (whole
+// groups go as fast a word at a time), without AVX2, when the load would
+// reach into the next page, and in the method form when the Encoding is
+// strict or has a checksum.
+func decodeRawSmallAVX2(f rawFunc, src, dst, n, size, r reg.GPVirtual) {
+	words := f.ref("words")
+	TESTQ(r, r)
+	JZ(words)
+	CMPB(useAVX2, U8(0))
+	JE(words)
+	f.jumpIfOption(optStrict|optChecksum, words)
+	t := GP64()
+	MOVL(src.As32(), t.As32())
+	ANDL(U32(0xFFF), t.As32())
+	CMPL(t.As32(), U32(0x1000-32))
+	JA(words)
+	d := avx2DecoderTables()
+	x, hi, end := reg.Y7, reg.X9, reg.X10
+	// The mask of the units' bytes, n-2 of them: at 34-n in a table of 32
+	// bytes of ones and 32 of zeros.
+	LEAQ(table("rawDecAVX2Mask", append(repeat([]byte{0xFF}, 32), make([]byte, 32)...)), t)
+	SUBQ(n, t)
+	VMOVDQU(Mem{Base: src}, x)
+	VPADDB(d.bias, x, x)
+	VPAND(Mem{Base: t, Disp: 34}, x, x)
+	VPTEST(d.test, x)
+	JNZ(f.ref("vgo"))
+	d.bytes(x, table("decAVX2Pack", decAVX2Pack(false)))
+	// The 16 bytes that end the output, byte j the output's size-16+j:
+	// from lane 0 (bytes 0 to 13) and lane 1 (14 to 27) by the shuffles
+	// at size in rawDecAVX2End's two halves.
+	VEXTRACTI128(U8(1), x, hi)
+	LEAQ(table("rawDecAVX2End", decAVX2End()), t)
+	ADDQ(size, t)
+	VPSHUFB(Mem{Base: t}, x.AsX(), end)
+	VPSHUFB(Mem{Base: t, Disp: 48}, hi, hi)
+	VPOR(hi, end, end)
+	CMPQ(size, U8(16))
+	JB(f.ref("small_avx2_short"))
+	VMOVDQU(x.AsX(), Mem{Base: dst})
+	VMOVDQU(end, Mem{Base: dst, Index: size, Scale: 1, Disp: -16})
+	VZEROUPPER()
+	f.returnOK()
+	Label(f.label("small_avx2_short"))
+	VMOVQ(x.AsX(), Mem{Base: dst})
+	VPEXTRQ(U8(1), end, Mem{Base: dst, Index: size, Scale: 1, Disp: -8})
+	VZEROUPPER()
+	f.returnOK()
+}
+
+// decAVX2End returns the two vpshufb tables of decodeRawSmallAVX2, 48
+// bytes each, whose 16 bytes at size (8 to 27) gather the 16 bytes that
+// end an output of size bytes from the two lanes of a decoded step: the
+// first from lane 0, the output's bytes 0 to 13, the second from lane 1,
+// its bytes 14 to 27.
+func decAVX2End() []byte {
+	const z = 0x80 // pshufb index giving a zero byte
+	var b []byte
+	for _, first := range []int{0, 14} {
+		for i := range 48 {
+			// At size, byte j is the output's size-16+j.
+			if k := i - 16 - first; k >= 0 && k < 14 {
+				b = append(b, byte(k))
+			} else {
+				b = append(b, z)
+			}
+		}
+	}
+	return b
 }
 
 // eightGroupSteps emits the loop of 8-group steps over groups i to g of f
