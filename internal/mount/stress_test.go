@@ -275,9 +275,10 @@ func TestStress(t *testing.T) {
 	for rd := range 8 {
 		loop(uint64(100+rd), func(r *rand.Rand) error {
 			name := files[r.IntN(len(files))]
-			var cutsBefore int
+			own, cutsBefore := -1, 0 // the writer of an own file
 			if strings.HasPrefix(name, "own") {
-				cutsBefore = ownCuts[name[3]-'0'].ended()
+				own = int(name[3] - '0')
+				cutsBefore = ownCuts[own].ended()
 			}
 			f, err := os.Open(tm.at(name))
 			if os.IsNotExist(err) && name == "rewrite" {
@@ -303,8 +304,7 @@ func TestStress(t *testing.T) {
 			case "log":
 				checkLog(b, false)
 			default:
-				i := int(name[3] - '0')
-				checkOwn(i, b, ownCuts[i].lowestSince(cutsBefore))
+				checkOwn(own, b, ownCuts[own].lowestSince(cutsBefore))
 			}
 			return nil
 		})

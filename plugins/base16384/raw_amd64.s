@@ -2597,10 +2597,12 @@ decodeStd_few:
 	VPSRLQ       $0x20, Y7, Y7
 	VPOR         Y8, Y7, Y7
 	VPSHUFB      decAVX2Pack<>+0(SB), Y7, Y7
-	VEXTRACTI128 $0x01, Y7, X9
 	LEAQ         rawDecAVX2End<>+0(SB), DI
 	ADDQ         BX, DI
 	VPSHUFB      (DI), X7, X10
+	CMPQ         BX, $0x0e
+	JBE          decodeStd_small_avx2_short
+	VEXTRACTI128 $0x01, Y7, X9
 	VPSHUFB      48(DI), X9, X9
 	VPOR         X9, X10, X10
 	CMPQ         BX, $0x10
@@ -3358,10 +3360,12 @@ decodeRaw_few:
 	VPSRLQ       $0x20, Y7, Y7
 	VPOR         Y8, Y7, Y7
 	VPSHUFB      decAVX2Pack<>+0(SB), Y7, Y7
-	VEXTRACTI128 $0x01, Y7, X9
 	LEAQ         rawDecAVX2End<>+0(SB), DI
 	ADDQ         BX, DI
 	VPSHUFB      (DI), X7, X10
+	CMPQ         BX, $0x0e
+	JBE          decodeRaw_small_avx2_short
+	VEXTRACTI128 $0x01, Y7, X9
 	VPSHUFB      48(DI), X9, X9
 	VPOR         X9, X10, X10
 	CMPQ         BX, $0x10
@@ -4049,10 +4053,12 @@ appendDecode_few:
 	VPSRLQ       $0x20, Y7, Y7
 	VPOR         Y8, Y7, Y7
 	VPSHUFB      decAVX2Pack<>+0(SB), Y7, Y7
-	VEXTRACTI128 $0x01, Y7, X9
 	LEAQ         rawDecAVX2End<>+0(SB), DI
 	ADDQ         BX, DI
 	VPSHUFB      (DI), X7, X10
+	CMPQ         BX, $0x0e
+	JBE          appendDecode_small_avx2_short
+	VEXTRACTI128 $0x01, Y7, X9
 	VPSHUFB      48(DI), X9, X9
 	VPOR         X9, X10, X10
 	CMPQ         BX, $0x10

@@ -111,23 +111,29 @@ type avx2Decoder struct{ bias, swap, pairs, join, test Op }
 // newAVX2Decoder loads the constants of the decoding step.
 func newAVX2Decoder() avx2Decoder {
 	d := avx2Decoder{bias: Y0, swap: Y1, pairs: Y2, join: Y3, test: Y5}
-	tables := avx2DecoderTables()
+	tables := avx2DecoderTables(false)
 	VMOVDQU(tables.bias, d.bias)
 	VMOVDQU(tables.swap, d.swap)
 	VMOVDQU(tables.pairs, d.pairs)
-	VPBROADCASTQ(table("decAVX2Join", binary.LittleEndian.AppendUint64(nil, 1<<28)), d.join)
+	VPBROADCASTQ(tables.join, d.join)
 	VMOVDQU(tables.test, d.test)
 	return d
 }
 
-// avx2DecoderTables returns the decoding step's constants in memory, for
-// a single step, which takes them as operands.
-func avx2DecoderTables() avx2Decoder {
+// avx2DecoderTables returns the decoding step's constants in memory: its
+// join as the 8 bytes to broadcast, or as all 32 bytes when wide, for a
+// single step, which takes them as operands.
+func avx2DecoderTables(wide bool) avx2Decoder {
+	join := binary.LittleEndian.AppendUint64(nil, 1<<28)
+	name := "decAVX2Join"
+	if wide {
+		join, name = repeat(join, 32), "decAVX2Join4"
+	}
 	return avx2Decoder{
 		bias:  table("decAVX2Bias", repeat([]byte{0x100 - 0x4E, 0}, 32)),
 		swap:  swapTable(),
 		pairs: table("decAVX2Pairs", repeat(words(1<<14, 1), 32)),
-		join:  table("decAVX2Join4", repeat(binary.LittleEndian.AppendUint64(nil, 1<<28), 32)),
+		join:  table(name, join),
 		test:  table("decAVX2Test", repeat([]byte{0xC0, 0}, 32)),
 	}
 }

@@ -1032,7 +1032,7 @@ func decodeRawSmallAVX2(f rawFunc, src, dst, n, size, r reg.GPVirtual) {
 	ANDL(U32(0xFFF), t.As32())
 	CMPL(t.As32(), U32(0x1000-32))
 	JA(words)
-	d := avx2DecoderTables()
+	d := avx2DecoderTables(true)
 	x, hi, end := reg.Y7, reg.X9, reg.X10
 	// The mask of the units' bytes, n-2 of them: at 34-n in a table of 32
 	// bytes of ones and 32 of zeros.
@@ -1046,11 +1046,13 @@ func decodeRawSmallAVX2(f rawFunc, src, dst, n, size, r reg.GPVirtual) {
 	d.bytes(x, table("decAVX2Pack", decAVX2Pack(false)))
 	// The 16 bytes that end the output, byte j the output's size-16+j:
 	// from lane 0 (bytes 0 to 13) and lane 1 (14 to 27) by the shuffles
-	// at size in rawDecAVX2End's two halves.
-	VEXTRACTI128(U8(1), x, hi)
+	// at size in rawDecAVX2End's two halves; lane 0's alone up to 14.
 	LEAQ(table("rawDecAVX2End", decAVX2End()), t)
 	ADDQ(size, t)
 	VPSHUFB(Mem{Base: t}, x.AsX(), end)
+	CMPQ(size, U8(14))
+	JBE(f.ref("small_avx2_short"))
+	VEXTRACTI128(U8(1), x, hi)
 	VPSHUFB(Mem{Base: t, Disp: 48}, hi, hi)
 	VPOR(hi, end, end)
 	CMPQ(size, U8(16))
