@@ -979,12 +979,8 @@ func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	scalar := f.ref("scalar")
 	f.jumpIfOption(optStrict|optChecksum, scalar)
 	t := GP64()
-	for _, p := range []reg.GPVirtual{src, dst} {
-		MOVL(p.As32(), t.As32())
-		ANDL(U32(0xFFF), t.As32())
-		CMPL(t.As32(), U32(0x1000-32))
-		JA(scalar)
-	}
+	jumpIfPageEnd(src, t, scalar)
+	jumpIfPageEnd(dst, t, scalar)
 	// The units' bytes: all but the marker's 2.
 	LEAQ(Mem{Base: n, Disp: -2}, t)
 	ones, m := GP64(), GP64()
@@ -1005,6 +1001,15 @@ func decodeRawSmall(f rawFunc, src, dst, n, size reg.GPVirtual) {
 	VMOVDQU8(x.AsY(), store, Mem{Base: dst})
 	VZEROUPPER()
 	f.returnOK()
+}
+
+// jumpIfPageEnd emits a jump to to where the 32 bytes at p reach into the
+// next page. t is scratch.
+func jumpIfPageEnd(p, t reg.GPVirtual, to LabelRef) {
+	MOVL(p.As32(), t.As32())
+	ANDL(U32(0xFFF), t.As32())
+	CMPL(t.As32(), U32(0x1000-32))
+	JA(to)
 }
 
 // decodeRawSmallAVX2 emits the AVX2 path of decodeRaw for 1 to 3 groups
@@ -1028,10 +1033,7 @@ func decodeRawSmallAVX2(f rawFunc, src, dst, n, size, r reg.GPVirtual) {
 	JE(words)
 	f.jumpIfOption(optStrict|optChecksum, words)
 	t := GP64()
-	MOVL(src.As32(), t.As32())
-	ANDL(U32(0xFFF), t.As32())
-	CMPL(t.As32(), U32(0x1000-32))
-	JA(words)
+	jumpIfPageEnd(src, t, words)
 	d := avx2DecoderTables(true)
 	x, hi, end := reg.Y7, reg.X9, reg.X10
 	// The mask of the units' bytes, n-2 of them: at 34-n in a table of 32
