@@ -657,7 +657,7 @@ func decodeRaw(f rawFunc) {
 	JMP(f.ref("tail"))
 	// Without AVX-512, or a path of it that did not suit: 1 to 3 groups
 	// and a tail in one AVX2 step where it suits, 4 groups or more with
-	// AVX2 steps (out of line).
+	// the AVX2 kernels' steps (both out of line), the rest as words.
 	Label(f.label("scalar"))
 	CMPQ(g, U8(4))
 	JB(f.ref("few"))
