@@ -117,6 +117,26 @@ func TestOptionChecks(t *testing.T) {
 	}
 }
 
+// TestCountLabeled counts the labeled goroutines of a profile whose first
+// record is labeled: the profile's header line is not part of it.
+func TestCountLabeled(t *testing.T) {
+	const profile = `goroutine profile: total 5
+1 @ 0x456730 0x44f232
+# labels: {"codectest":"leak-test"}
+#	0x617710	example.func1+0x30	/src/a_test.go:129
+
+2 @ 0x4bf84e 0x44f50f
+# labels: {"codectest":"leak-test"}
+#	0x6176b0	example.func2+0xb0	/src/a_test.go:131
+
+2 @ 0x4bf84e 0x44f50f
+#	0x6176b0	example.func3+0xb0	/src/a_test.go:140
+`
+	if n, _ := countLabeled(profile, "leak-test"); n != 3 {
+		t.Errorf("countLabeled = %d, want 3", n)
+	}
+}
+
 // TestLabeledGoroutines: the leak check counts the goroutines that code run
 // under its label starts, and those they start, and no others.
 func TestLabeledGoroutines(t *testing.T) {
