@@ -97,7 +97,14 @@ for b in $bins; do
 		echo "## $b: $unit, the reference first"
 		"$benchstat" -col /impl -filter "-.name:Speedup .unit:$unit" "$out/$name.txt"
 	done
-	echo "## $b: BenchmarkSpeedup, interleaved: the reference's time and the speedups"
+	echo "## $b: BenchmarkSpeedup, interleaved: the reference's time, the speedups and our own times"
 	"$benchstat" -filter ".name:Speedup -.unit:sec/op" "$out/$name.txt"
 done
+if [ -n "$also" ]; then
+	# The builds compared by their own times (the reference's moves with
+	# where the linker puts its code, and the speedups with it).
+	echo "## the builds side by side, BenchmarkSpeedup: our own times, the new build last"
+	(cd "$out" && "$benchstat" -filter ".name:Speedup .unit:/-ns.op$/ -.unit:ref-ns/op" \
+		$(for b in $also; do echo "$(basename "$b" .test).txt"; done) peerbench.txt)
+fi
 echo "raw results: $out"
