@@ -180,12 +180,13 @@ func BenchmarkCopy(b *testing.B) {
 // BenchmarkSpeedup measures the implementations interleaved: each round
 // times a batch of about 10 µs of each in turn, and the fastest batch of
 // each counts, the one least disturbed by other work on the machine. It
-// reports ref-ns/op, the reference's time, and for each other
-// implementation IMPL-speedup, the reference's time over its own (higher is
-// better; nop-speedup is the most any implementation could reach), and
+// reports ref-ns/op, the reference's time; for each other implementation
+// IMPL-speedup, the reference's time over its own (higher is better), and
 // IMPL-ns/op, its own time: the one to compare two builds by, since the
-// reference's time moves with where the linker puts its code. ns/op is
-// that of a round and means nothing.
+// reference's time moves with where the linker puts its code. The floors
+// (floor, floor-method, floor-append) give the most an assembly
+// implementation of each form could reach, nop the most a Go function
+// could. ns/op is that of a round and means nothing.
 func BenchmarkSpeedup(b *testing.B) {
 	for _, op := range []string{"Encode", "Decode", "EncodeToString", "DecodeString"} {
 		szs := sizes
@@ -242,7 +243,8 @@ func nop(src, dst []byte) error {
 
 // batches returns the implementations of op, the reference first, each as
 // a function that runs it k times on the input of plain. For Encode and
-// Decode the last one is nop.
+// Decode the last ones are nop and the floors of the assembly calls
+// (floor_amd64.go).
 func batches(op string, plain []byte) ([]string, []func(k int)) {
 	enc := base16384.Encode(plain)
 	text := base16384.EncodeToString(plain)
@@ -252,7 +254,7 @@ func batches(op string, plain []byte) ([]string, []func(k int)) {
 	exact := decDst[:len(plain)]
 	switch op {
 	case "Encode":
-		return []string{"ref", "b14fs", "method", "append", "nop"}, []func(int){
+		return []string{"ref", "b14fs", "method", "append", "nop", "floor", "floor-method", "floor-append"}, []func(int){
 			func(k int) {
 				for range k {
 					base14.EncodeTo(plain, encDst)
@@ -278,9 +280,24 @@ func batches(op string, plain []byte) ([]string, []func(k int)) {
 					nop(plain, encDst)
 				}
 			},
+			func(k int) {
+				for range k {
+					floorTo(encDst, plain)
+				}
+			},
+			func(k int) {
+				for range k {
+					floorMethod(base16384.StdEncoding, encDst, plain)
+				}
+			},
+			func(k int) {
+				for range k {
+					floorAppendEncode(base16384.StdEncoding, encDst[:0], plain)
+				}
+			},
 		}
 	case "Decode":
-		return []string{"ref", "b14fs", "method", "append", "nop"}, []func(int){
+		return []string{"ref", "b14fs", "method", "append", "nop", "floor", "floor-method", "floor-append"}, []func(int){
 			func(k int) {
 				for range k {
 					base14.DecodeTo(enc, decDst)
@@ -304,6 +321,21 @@ func batches(op string, plain []byte) ([]string, []func(k int)) {
 			func(k int) {
 				for range k {
 					nop(enc, exact)
+				}
+			},
+			func(k int) {
+				for range k {
+					floorTo(exact, enc)
+				}
+			},
+			func(k int) {
+				for range k {
+					floorMethod(base16384.StdEncoding, exact, enc)
+				}
+			},
+			func(k int) {
+				for range k {
+					floorAppendDecode(base16384.StdEncoding, exact[:0], enc)
 				}
 			},
 		}

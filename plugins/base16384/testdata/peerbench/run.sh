@@ -61,7 +61,8 @@ if [ ! -x "$benchstat" ]; then
 fi
 
 mkdir -p "$dir"
-cp "$here/peer_test.go" "$dir/peer_test.go"
+rm -f "$dir"/*.go "$dir"/*.s
+cp "$here"/*.go "$here"/*.s "$dir"/
 cat >"$dir/go.mod" <<MOD
 module b14bench
 
