@@ -183,7 +183,7 @@ func BenchmarkCopy(b *testing.B) {
 // reports ref-ns/op, the reference's time; for each other implementation
 // IMPL-speedup, the reference's time over its own (higher is better), and
 // IMPL-ns/op, its own time: the one to compare two builds by, since the
-// reference's time moves with where the linker puts its code. The floors
+// reference's time moves from one build to the next. The floors
 // (floor, floor-method, floor-append) give the most an assembly
 // implementation of each form could reach, nop the most a Go function
 // could. ns/op is that of a round and means nothing.

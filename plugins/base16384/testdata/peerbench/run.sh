@@ -102,8 +102,8 @@ for b in $bins; do
 	"$benchstat" -filter ".name:Speedup -.unit:sec/op" "$out/$name.txt"
 done
 if [ -n "$also" ]; then
-	# The builds compared by their own times (the reference's moves with
-	# where the linker puts its code, and the speedups with it).
+	# The builds compared by their own times (the reference's moves from
+	# one build to the next, and the speedups with it).
 	echo "## the builds side by side, BenchmarkSpeedup: our own times, the new build last"
 	(cd "$out" && "$benchstat" -filter ".name:Speedup .unit:/-ns.op$/ -.unit:ref-ns/op" \
 		$(for b in $also; do echo "$(basename "$b" .test).txt"; done) peerbench.txt)
