@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -76,4 +77,56 @@ func TestLogRelay(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("relayed:\n%s\nwant:\n%s", out.String(), want)
 	}
+}
+
+// FuzzLogRelay writes what a hostile plugin might to its standard error,
+// in two writes split anywhere, and checks what reaches the host's log:
+// one log line for each line the plugin ended (and one for an unended last
+// line), each printable, and a tail of at most tailLines printable lines.
+func FuzzLogRelay(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"plain\n",
+		`{"@level":"warn","@message":"hi\u001b","n":3}` + "\n",
+		`{"@level":"error","@message":"a\nb","k\u202e":{"x":[1,"\u0007"]}}` + "\n",
+		`{"@message":"m","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17}` + "\n",
+		"[ERROR] bad\r\n\r\n",
+		"panic: boom\n\tgoroutine 1\n\x1b[2J",
+		"\xff\xfe\x00\n\u202eevil\n",
+	} {
+		f.Add([]byte(seed), uint16(len(seed)/2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
+		var out strings.Builder
+		l := &logRelay{logger: hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Trace, DisableTime: true})}
+		at := min(int(split), len(data))
+		l.Write(data[:at])
+		l.Write(data[at:])
+		l.flush()
+		want := bytes.Count(data, []byte{'\n'})
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			want++
+		}
+		lines := strings.SplitAfter(out.String(), "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if len(lines) != want {
+			t.Fatalf("%q: %d log lines, want %d:\n%s", data, len(lines), want, out.String())
+		}
+		for _, line := range lines {
+			if !strings.HasSuffix(line, "\n") || !printable(strings.TrimSuffix(line, "\n")) {
+				t.Fatalf("%q: log line %q is not printable", data, line)
+			}
+		}
+		tail := l.last()
+		if len(tail) > tailLines {
+			t.Fatalf("%q: tail of %d lines", data, len(tail))
+		}
+		for _, line := range tail {
+			if !printable(line) {
+				t.Fatalf("%q: tail line %q is not printable", data, line)
+			}
+		}
+	})
 }
