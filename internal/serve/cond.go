@@ -121,7 +121,7 @@ func (h *handler) checkIfETags(r *http.Request) bool {
 	if !ok {
 		return true
 	}
-	var kept []string
+	var kept []ifGroup
 	changed := false
 	for _, g := range groups {
 		target := r.URL.Path
@@ -132,25 +132,40 @@ func (h *handler) checkIfETags(r *http.Request) bool {
 			}
 			target = u.Path
 		}
-		var lists []string
+		var lists []ifList
 		for _, l := range g.lists {
 			if h.etagsHold(r, target, l.etags) {
-				lists = append(lists, l.raw)
+				lists = append(lists, l)
 			} else {
 				changed = true
 			}
 		}
 		if len(lists) > 0 {
-			kept = append(kept, strings.TrimSpace(g.tag+" "+strings.Join(lists, " ")))
+			kept = append(kept, ifGroup{tag: g.tag, lists: lists})
 		}
 	}
 	if len(kept) == 0 {
 		return false
 	}
 	if changed {
-		r.Header.Set("If", strings.Join(kept, " "))
+		r.Header.Set("If", formatIf(kept))
 	}
 	return true
+}
+
+// formatIf returns the If header of groups: each group's tag, then its
+// lists as they were sent.
+func formatIf(groups []ifGroup) string {
+	var parts []string
+	for _, g := range groups {
+		if g.tag != "" {
+			parts = append(parts, g.tag)
+		}
+		for _, l := range g.lists {
+			parts = append(parts, l.raw)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // etagsHold reports whether the entity-tag conditions hold for the

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -74,4 +75,35 @@ func TestEmptyNamespace(t *testing.T) {
 	if resp.StatusCode != http.StatusMultiStatus {
 		t.Errorf("xmlns=\"\" (allowed): %s, want 207", resp.Status)
 	}
+}
+
+// FuzzParseIf checks If headers as any client may send them: parseIf never
+// panics, and what it accepts, written back by formatIf (as checkIfETags
+// does once it drops lists), parses to the same groups.
+func FuzzParseIf(f *testing.F) {
+	for _, seed := range []string{
+		`(<urn:x>)`,
+		`(<urn:x> ["e1"]) (Not <DAV:no-lock> ["e1"])`,
+		`<http://h/a> (<urn:x>) <http://h/b> (["e"])`,
+		` <http://h/a>	(Not["W/\"e\""]<urn:y>)  `,
+		`(<urn:x>`, `<http://h/a>`, `()`, `(junk)`, `(Not)`, `([)`, `(<>)`, "",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		groups, ok := parseIf(s)
+		if !ok {
+			return
+		}
+		for _, g := range groups {
+			if g.tag != "" && (len(g.tag) < 2 || g.tag[0] != '<' || g.tag[len(g.tag)-1] != '>') {
+				t.Fatalf("parseIf(%q): tag %q", s, g.tag)
+			}
+		}
+		out := formatIf(groups)
+		again, ok := parseIf(out)
+		if !ok || !reflect.DeepEqual(again, groups) {
+			t.Fatalf("parseIf(%q) = %+v, written back as %q, which parses to %+v, %v", s, groups, out, again, ok)
+		}
+	})
 }
