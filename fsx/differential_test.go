@@ -74,6 +74,30 @@ func TestDifferentialOsFs(t *testing.T) {
 	}
 }
 
+// TestDifferentialBackends is TestDifferentialOsFs over every base of
+// backends (in memory, a local directory, S3, SFTP with the long checks),
+// without renames where the base has none (S3): what fsx shows of a remote
+// store must behave as a local directory does, open files removed by name
+// included.
+func TestDifferentialBackends(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			for seed := range int64(3) {
+				t.Run(strconv.FormatInt(seed, 10), func(t *testing.T) {
+					base := b.fresh(t)
+					fsys := newFs(t, base, base16384.NewCodec())
+					cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps(), NoRename: !can(base).rename}
+					if err := difftest.Run(cfg, difftest.Dir(t.TempDir()), difftest.Afero(fsys, fsxErrno)); err != nil {
+						t.Fatal(err)
+					}
+					checkNoTemp(t, base)
+				})
+			}
+		})
+	}
+}
+
 // TestHardLinkReplays replays, on a local directory and on fsx over a base
 // with hard links, the sequences TestDifferentialOsFs found where a file
 // open under one name lost what it held, or showed, to its other names: a

@@ -76,6 +76,8 @@ func stalled(err error, d time.Duration) error {
 // previous one ended, or within the tail of it that the file keeps, opens a
 // GET of the rest of the object and later reads continue it. Every GET asks for the ETag the object had at open, so a
 // file replaced meanwhile fails to read rather than mixing two contents.
+// When this Fs removes the object, the file first copies it whole into a
+// spool file (local), which it reads from then on.
 type readFile struct {
 	fs   *Fs
 	name string
@@ -89,8 +91,9 @@ type readFile struct {
 	tail    []byte // the last bytes read, ending at lastEnd
 	body    io.ReadCloser
 	dog     *watchdog
-	bodyPos int64 // the offset of body's next byte
-	bodyEnd int64 // the offset after body's last byte
+	bodyPos int64    // the offset of body's next byte
+	bodyEnd int64    // the offset after body's last byte
+	local   *os.File // the object's copy, once it was removed
 }
 
 func (r *readFile) Name() string               { return r.name }
@@ -122,6 +125,13 @@ func (r *readFile) readAt(p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	want := min(int64(len(p)), r.info.size-off)
+	if r.local != nil {
+		n, err := r.local.ReadAt(p[:want], off)
+		if err != nil {
+			return n, pathError("read", r.name, fmt.Errorf("the copy of the removed object: %w", err))
+		}
+		return n, eofIfShort(n, p)
+	}
 	// A read that starts a little before where the last one ended (fsx
 	// reads whole codec blocks, so sequential reads of the decoded file
 	// overlap by a block) takes those bytes from the tail and reads on.
@@ -154,10 +164,50 @@ func (r *readFile) readAt(p []byte, off int64) (int, error) {
 			r.closeBody() // read to its end, so the connection is reused
 		}
 	}
+	return n, eofIfShort(n, p)
+}
+
+// eofIfShort returns io.EOF when a read of p that reached the end of the
+// object returned n < len(p) bytes, and nil otherwise.
+func eofIfShort(n int, p []byte) error {
 	if n < len(p) {
-		return n, io.EOF
+		return io.EOF
 	}
-	return n, nil
+	return nil
+}
+
+// keepLocal copies the object whole into a spool file of r's own, which r
+// reads from then on, since the object is about to be removed. An object
+// already replaced or removed by another client is not copied: r's reads
+// fail as they would have.
+func (r *readFile) keepLocal() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.local != nil || r.info.size == 0 {
+		return nil
+	}
+	spool, err := r.fs.newSpool()
+	if err != nil {
+		return err
+	}
+	if err := r.open(0, r.info.size); err != nil {
+		spool.Close()
+		if errors.Is(err, errReplaced) || notFound(err) {
+			return nil
+		}
+		return err
+	}
+	n, err := io.Copy(spool, watchedReader{r.body, r.dog})
+	r.closeBody()
+	if err == nil && n != r.info.size {
+		err = fmt.Errorf("object ended at %d, before its size %d: %w", n, r.info.size, io.ErrUnexpectedEOF)
+	}
+	if err != nil {
+		spool.Close()
+		return fmt.Errorf("copying %s to keep it open: %w", r.name, stalled(err, r.fs.timeout))
+	}
+	r.local = spool
+	return nil
 }
 
 // tailSize is how many of the last bytes read a readFile keeps, for reads
@@ -177,6 +227,10 @@ func (r *readFile) keep(p []byte) {
 	r.lastEnd = end
 }
 
+// errReplaced is the error of a GET of an open file whose object was
+// replaced since it was opened.
+var errReplaced = errors.New("the object was replaced while open")
+
 // open starts a GET of the bytes [off, end).
 func (r *readFile) open(off, end int64) error {
 	r.closeBody()
@@ -190,11 +244,19 @@ func (r *readFile) open(off, end int64) error {
 		}
 	}
 	ctx, dog := newWatchdog(r.fs.timeout)
-	body, _, _, err := (&minio.Core{Client: r.fs.client}).GetObject(ctx, r.fs.bucket, r.key, opts)
+	body, info, _, err := (&minio.Core{Client: r.fs.client}).GetObject(ctx, r.fs.bucket, r.key, opts)
+	if err == nil && info.ETag != "" && r.info.etag != "" && info.ETag != r.info.etag {
+		// A store that ignores If-Match (gofakes3) still tells the ETag.
+		body.Close()
+		err = fmt.Errorf("%w: ETag %s, opened as %s", errReplaced, info.ETag, r.info.etag)
+	}
 	if err != nil {
 		dog.stop()
-		if minio.ToErrorResponse(err).Code == "PreconditionFailed" {
-			return fmt.Errorf("the object was replaced while open: %w", err)
+		switch minio.ToErrorResponse(err).Code {
+		case "PreconditionFailed", "InvalidRange":
+			// Its ranges lie within the size the object had at open, so
+			// a store that checks them before the ETag says the same.
+			return fmt.Errorf("%w: %w", errReplaced, err)
 		}
 		return stalled(err, r.fs.timeout)
 	}
@@ -237,6 +299,10 @@ func (r *readFile) Close() error {
 	}
 	r.closed = true
 	r.closeBody()
+	if r.local != nil {
+		r.local.Close()
+	}
+	r.fs.reads.forget(r)
 	return nil
 }
 
@@ -274,14 +340,23 @@ type writeFile struct {
 }
 
 func (f *Fs) newWriteFile(name string, perm os.FileMode) (*writeFile, error) {
+	spool, err := f.newSpool()
+	if err != nil {
+		return nil, err
+	}
+	key, _ := f.key(name)
+	return &writeFile{fs: f, name: name, key: key, spool: spool, dirty: true}, nil
+}
+
+// newSpool creates an unnamed file in the spool directory.
+func (f *Fs) newSpool() (*os.File, error) {
 	spool, err := os.CreateTemp(f.spool, "b14fs-s3-*.spool")
 	if err != nil {
 		return nil, fmt.Errorf("spool file: %w", err)
 	}
 	// Nothing but this process needs the name.
 	os.Remove(spool.Name())
-	key, _ := f.key(name)
-	return &writeFile{fs: f, name: name, key: key, spool: spool, dirty: true}, nil
+	return spool, nil
 }
 
 func (w *writeFile) Name() string { return w.name }

@@ -80,6 +80,7 @@ type Fs struct {
 	spool   string
 	// unsigned is Config.UnsignedPayload.
 	unsigned bool
+	reads    openReads
 }
 
 var (
@@ -318,28 +319,14 @@ const accessMode = os.O_RDONLY | os.O_WRONLY | os.O_RDWR
 // (os.O_CREATE, os.O_TRUNC), since S3 cannot change part of an object, and
 // store the new content at Close. os.O_APPEND is unsupported.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if flag&accessMode == os.O_RDONLY {
+		return f.openRead(name)
+	}
 	info, err := f.stat(name)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, pathError("open", name, err)
 	}
 	exists := err == nil
-	if flag&accessMode == os.O_RDONLY {
-		switch {
-		case !exists:
-			return nil, pathError("open", name, fs.ErrNotExist)
-		case info.IsDir():
-			prefix := f.dirPrefix(name)
-			return listing.NewDir(name, info, func() ([]os.FileInfo, error) {
-				entries, err := f.list(prefix)
-				if err != nil {
-					return nil, pathError("readdir", name, err)
-				}
-				return entries, nil
-			}), nil
-		}
-		key, _ := f.key(name)
-		return &readFile{fs: f, name: name, key: key, info: info}, nil
-	}
 	switch {
 	case exists && info.IsDir():
 		return nil, pathError("open", name, syscall.EISDIR)
@@ -369,6 +356,32 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	}
 	w.readable = flag&accessMode == os.O_RDWR
 	return w, nil
+}
+
+// openRead opens name for reading. It holds the key against removals from
+// its look at the object until the file is recorded as open, so that a
+// removal either comes first or gives the file a copy of its own.
+func (f *Fs) openRead(name string) (afero.File, error) {
+	key, _ := f.key(name)
+	k := f.reads.acquire(key, false)
+	defer f.reads.release(key, k, false)
+	info, err := f.stat(name)
+	if err != nil {
+		return nil, pathError("open", name, err)
+	}
+	if info.IsDir() {
+		prefix := f.dirPrefix(name)
+		return listing.NewDir(name, info, func() ([]os.FileInfo, error) {
+			entries, err := f.list(prefix)
+			if err != nil {
+				return nil, pathError("readdir", name, err)
+			}
+			return entries, nil
+		}), nil
+	}
+	r := &readFile{fs: f, name: name, key: key, info: info}
+	f.reads.add(k, r)
+	return r, nil
 }
 
 // Replace returns the pending new content of name: Close stores it in the
@@ -478,15 +491,32 @@ func (f *Fs) Remove(name string) error {
 	return f.removeKeys("remove", name, prefix)
 }
 
+// removeKeys removes the objects of keys, in order, after giving the files
+// open on each a copy of their own; it stops at the first that fails.
 func (f *Fs) removeKeys(op, name string, keys ...string) error {
-	ctx, cancel := f.ctx()
-	defer cancel()
-	for _, k := range keys {
-		if err := f.client.RemoveObject(ctx, f.bucket, k, minio.RemoveObjectOptions{}); err != nil {
+	for _, key := range keys {
+		if err := f.removeKey(key); err != nil {
 			return pathError(op, name, err)
 		}
 	}
 	return nil
+}
+
+// removeKey removes the object of key, after copying it for each file of
+// this Fs open on it, which then reads its copy. A copy that cannot be
+// made (a full disk, a failed GET) fails the removal, which then leaves
+// the object.
+func (f *Fs) removeKey(key string) error {
+	k := f.reads.acquire(key, true)
+	defer f.reads.release(key, k, true)
+	for _, r := range f.reads.files(k) {
+		if err := r.keepLocal(); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := f.ctx()
+	defer cancel()
+	return f.client.RemoveObject(ctx, f.bucket, key, minio.RemoveObjectOptions{})
 }
 
 // RemoveAll removes name and, for a directory, every object under it,

@@ -31,6 +31,12 @@ import (
 // counter counts.
 func newFs(t testing.TB, endpoint, prefix string) (*s3fs.Fs, *remotetest.Counter) {
 	t.Helper()
+	return newFsSpool(t, endpoint, prefix, t.TempDir())
+}
+
+// newFsSpool is newFs with the spool files in spool.
+func newFsSpool(t testing.TB, endpoint, prefix, spool string) (*s3fs.Fs, *remotetest.Counter) {
+	t.Helper()
 	// gofakes3 stores the signed chunked form of multipart parts as it
 	// is, framing and all.
 	_, fake := fakes.Load(endpoint)
@@ -44,7 +50,7 @@ func newFs(t testing.TB, endpoint, prefix string) (*s3fs.Fs, *remotetest.Counter
 		Credentials:     credentials.NewStaticV4(remotetest.AccessKey, remotetest.SecretKey, ""),
 		Transport:       counter,
 		Timeout:         10 * time.Second,
-		SpoolDir:        t.TempDir(),
+		SpoolDir:        spool,
 		UnsignedPayload: fake,
 	})
 	if err != nil {
@@ -314,6 +320,139 @@ func TestRemoveAll(t *testing.T) {
 				t.Errorf("after RemoveAll: the root lists %d entries, %v; want only kept", len(infos), err)
 			}
 		})
+	}
+}
+
+// TestRemoveOpen checks that files open for reading read on, whole, after
+// the Fs removes their object (Remove, RemoveAll) or a new object takes its
+// name, as on a local disk; that a removal whose copy cannot be made fails
+// and leaves the object; and that one removed or replaced by another
+// client meanwhile is removed, its open files failing to read.
+func TestRemoveOpen(t *testing.T) {
+	for sname, start := range servers(t) {
+		t.Run(sname, func(t *testing.T) {
+			endpoint := start(t)
+			spool := t.TempDir()
+			fsys, _ := newFsSpool(t, endpoint, "removeopen", spool)
+			other, _ := newFs(t, endpoint, "removeopen")
+			want := remotetest.RandomBytes(300000, 6)
+			if err := fsys.MkdirAll("d", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"x", "d/y", "empty", "gone", "replaced"} {
+				content := want
+				if name == "empty" {
+					content = nil
+				}
+				if err := afero.WriteFile(fsys, name, content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			opened := map[string][]afero.File{}
+			for _, name := range []string{"x", "x", "d/y", "empty", "gone", "replaced"} {
+				f, err := fsys.Open(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { f.Close() })
+				opened[name] = append(opened[name], f)
+			}
+			// One file of x has read part of it, and holds a GET open.
+			head := make([]byte, 1000)
+			if _, err := io.ReadFull(opened["x"][0], head); err != nil {
+				t.Fatal(err)
+			}
+
+			// A removal that cannot copy fails, and changes nothing.
+			os.Remove(spool)
+			if err := fsys.Remove("x"); err == nil {
+				t.Error("Remove copied x into a spool directory that is gone")
+			}
+			if _, err := other.Stat("x"); err != nil {
+				t.Errorf("after a failed Remove: %v", err)
+			}
+			if err := os.Mkdir(spool, 0o700); err != nil {
+				t.Fatal(err)
+			}
+
+			if err := other.Remove("gone"); err != nil {
+				t.Fatal(err)
+			}
+			if err := afero.WriteFile(other, "replaced", []byte("new"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"x", "empty", "gone", "replaced"} {
+				if err := fsys.Remove(name); err != nil && name != "gone" {
+					t.Errorf("Remove(%s): %v", name, err)
+				}
+			}
+			if err := fsys.RemoveAll("d"); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"x", "d/y", "empty", "gone", "replaced"} {
+				if _, err := other.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("after Remove: Stat(%s): %v, want fs.ErrNotExist", name, err)
+				}
+			}
+			// A new object under x does not change what x's files read.
+			if err := afero.WriteFile(fsys, "x", []byte("new x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			rest, err := io.ReadAll(opened["x"][0])
+			if err != nil || !bytes.Equal(append(head, rest...), want) {
+				t.Errorf("x, read on after its removal: %d bytes, %v; want the %d it held", len(head)+len(rest), err, len(want))
+			}
+			if err := iotest.TestReader(opened["x"][1], want); err != nil {
+				t.Errorf("x, read after its removal: %v", err)
+			}
+			if got, err := io.ReadAll(opened["d/y"][0]); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("d/y, read after RemoveAll: %d bytes, %v", len(got), err)
+			}
+			if got, err := io.ReadAll(opened["empty"][0]); err != nil || len(got) != 0 {
+				t.Errorf("empty, read after its removal: %q, %v", got, err)
+			}
+			for _, name := range []string{"gone", "replaced"} {
+				if _, err := io.ReadAll(opened[name][0]); err == nil {
+					t.Errorf("%s, changed by another client, then removed: read with no error", name)
+				}
+			}
+			if got, err := afero.ReadFile(fsys, "x"); err != nil || string(got) != "new x" {
+				t.Errorf("the new x reads %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestRemoveOpenRace opens and reads a file while another goroutine
+// removes it: every open that succeeds reads the whole content.
+func TestRemoveOpenRace(t *testing.T) {
+	fsys, _ := newFs(t, fakeS3(t), "race")
+	want := remotetest.RandomBytes(50000, 7)
+	for round := range 20 {
+		if err := afero.WriteFile(fsys, "x", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				f, err := fsys.Open("x")
+				if err != nil {
+					if !errors.Is(err, fs.ErrNotExist) {
+						t.Error(err)
+					}
+					return
+				}
+				defer f.Close()
+				if got, err := io.ReadAll(f); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("round %d: an open file of x read %d bytes, %v", round, len(got), err)
+				}
+			})
+		}
+		if err := fsys.Remove("x"); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
 	}
 }
 

@@ -129,6 +129,9 @@ type Config struct {
 	// Links adds hard links to the operations, and link counts to the
 	// checks: both sides must be Linkers.
 	Links bool
+	// NoRename leaves renames out of the operations, for a filesystem
+	// that has none (an object store).
+	NoRename bool
 	// Replay, when not nil, is the sequence to apply instead of Ops(cfg):
 	// a prefix of one, or a sequence written by hand.
 	Replay []Op

@@ -161,6 +161,10 @@ func TestReplay(t *testing.T) {
 	if kinds[KindLinks] == 0 {
 		t.Errorf("no %s in the checks with Config.Links", KindLinks)
 	}
+	cfg.NoRename = true
+	if kinds := count(Ops(cfg)); kinds[KindRename] != 0 || kinds[KindRemove] == 0 {
+		t.Errorf("%d renames and %d removals with Config.NoRename, want none and some", kinds[KindRename], kinds[KindRemove])
+	}
 }
 
 // TestLinks runs sequences with hard links on two local directories, which

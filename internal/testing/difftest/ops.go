@@ -147,7 +147,7 @@ func Ops(cfg Config) []Op {
 		slots: make([]*desc, cfg.MaxFiles),
 	}
 	for _, w := range weights {
-		if cfg.Links || w.kind != KindLink {
+		if (w.kind != KindLink || cfg.Links) && (w.kind != KindRename || !cfg.NoRename) {
 			g.weights = append(g.weights, w)
 			g.total += w.weight
 		}
