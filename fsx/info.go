@@ -13,6 +13,26 @@ type fileInfo struct {
 	name  string
 	size  int64
 	mtime time.Time // when set, the time of changes not stored yet
+	state *inode    // the state of the open file it shows, if any
+}
+
+// SameFile reports whether fi1 and fi2, returned by one Fs (its Stat and
+// Lstat, and the Stat of files it opened), describe the same file: the one
+// state of a file open through the Fs, which all its opens share (a name
+// whose stored file another program replaced meanwhile has another), or
+// two stored files that are one by their device and inode numbers, where
+// the base tells them. Over a base that tells no identities (SFTP, S3), a
+// file that is not open has none: SameFile is false for it, as it is for
+// FileInfos of other origins.
+func SameFile(fi1, fi2 os.FileInfo) bool {
+	a, ok1 := fi1.(*fileInfo)
+	b, ok2 := fi2.(*fileInfo)
+	if ok1 && ok2 && a.state != nil && b.state != nil {
+		return a.state == b.state
+	}
+	id1, ok1 := identity(fi1)
+	id2, ok2 := identity(fi2)
+	return ok1 && ok2 && id1 == id2
 }
 
 func (fi *fileInfo) Name() string { return fi.name }

@@ -469,7 +469,7 @@ func (ino *inode) shownInfo(name string) (os.FileInfo, error) {
 			info = now
 		}
 	}
-	fi := &fileInfo{FileInfo: info, name: filepath.Base(name), size: size}
+	fi := &fileInfo{FileInfo: info, name: filepath.Base(name), size: size, state: ino}
 	if ino.edit != nil {
 		fi.mtime = ino.dirty
 	}

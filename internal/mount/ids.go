@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+
+	"github.com/b14fs/b14fs/fsx"
 )
 
 // A backingKey identifies a file of the base: its device and inode number.
@@ -83,12 +85,57 @@ func (t *table) child(ctx context.Context, parent *node, name string, info os.Fi
 			}
 			c.unbind()
 		}
+	} else if c := pathChild(parent, name, mode, info); c != nil {
+		return c.EmbeddedInode()
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := &node{m: parent.m}
 	t.bind(c, info)
 	return parent.NewInode(ctx, c, fs.StableAttr{Mode: mode, Ino: c.ino})
+}
+
+// pathChild returns the node shown at parent/name already, to show again
+// the file info describes, of a base that tells no file identities (SFTP,
+// S3), where a file's only identity is its path: so that a file keeps its
+// inode number, and the kernel its one inode (the size and pages its opens
+// share), from one lookup to the next. It returns nil, for a new node,
+// where the node's file is open and info describes another (fsx.SameFile:
+// another program replaced it meanwhile).
+func pathChild(parent *node, name string, mode uint32, info os.FileInfo) *node {
+	ci := parent.GetChild(name)
+	if ci == nil || ci.IsRoot() || ci.Mode() != mode {
+		return nil
+	}
+	c, ok := ci.Operations().(*node)
+	if !ok || !c.openAs(info) {
+		return nil
+	}
+	return c
+}
+
+// openAs reports whether n's opens, if any, have open the file info
+// describes.
+func (n *node) openAs(info os.FileInfo) bool {
+	var h *handle
+	n.mu.Lock()
+	for o := range n.handles {
+		h = o
+		break
+	}
+	n.mu.Unlock()
+	return h == nil || h.opens(info)
+}
+
+// opens reports whether h has open the file info describes, of a base
+// without file identities: the same state of fsx's (fsx.SameFile), or
+// over another afero.Fs, any file at h's path.
+func (h *handle) opens(info os.FileInfo) bool {
+	if _, ok := h.n.m.fsys.(*fsx.Fs); !ok {
+		return true
+	}
+	open, err := h.f.Stat()
+	return err == nil && fsx.SameFile(open, info)
 }
 
 // adopt reports whether node c, found by the identity of the base file at

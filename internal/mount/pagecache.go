@@ -85,7 +85,12 @@ func (n *node) cacheLocked(h *handle, f afero.File) (open uint32, errno syscall.
 		return 0, n.m.errno(err)
 	}
 	key, hasKey := keyOf(info)
-	own := !hasKey || n.shows(key)
+	own := hasKey && n.shows(key)
+	if !hasKey {
+		// The node's own file, by path (pathChild), unless it is open and f
+		// is another: one node, one file's pages.
+		own = other == nil || other.opens(info)
+	}
 	switch {
 	case other != nil && !own:
 		return 0, syscall.ESTALE
