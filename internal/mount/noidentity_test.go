@@ -7,10 +7,16 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/spf13/afero"
 
+	"github.com/b14fs/b14fs/internal/remote/s3fs"
+	"github.com/b14fs/b14fs/internal/remote/sftpfs"
 	"github.com/b14fs/b14fs/internal/testing/difftest"
+	"github.com/b14fs/b14fs/internal/testing/longtest"
+	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -140,4 +146,60 @@ func TestDifferentialNoIdentity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDifferentialRemote is TestDifferential through mounts over the
+// remote bases: a directory of an sshd, and a bucket of SeaweedFS (of the
+// in-process fake where weed is not built) without renames, which S3 has
+// not. It found the stale sizes TestNoIdentityOneInode checks, and open
+// files that failed to read once removed over S3.
+func TestDifferentialRemote(t *testing.T) {
+	longtest.Skip(t, "starts sshd and SeaweedFS")
+	fuseAvailable(t)
+	run := func(t *testing.T, mnt string, noRename bool) {
+		for seed := range int64(3) {
+			t.Run(strconv.FormatInt(seed, 10), func(t *testing.T) {
+				dir := mnt + "/" + strconv.FormatInt(seed, 10)
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				cfg := difftest.Config{Seed: seed, Ops: difftest.DefaultOps() / 4, NoRename: noRename}
+				if err := difftest.Run(cfg, difftest.Dir(t.TempDir()), difftest.Dir(dir)); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+	t.Run("sftp", func(t *testing.T) {
+		t.Parallel()
+		ssh := remotetest.SSHD(t)
+		base, err := sftpfs.Dial(sftpfs.Config{Addr: ssh.Addr, User: ssh.User, KeyFiles: []string{ssh.KeyFile},
+			KnownHosts: []string{ssh.KnownHosts}}, ssh.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { base.Close() })
+		tm := mountView(t, ssh.Root, mustFsx(t, base, base16384.NewCodec()), Options{Writable: true})
+		run(t, tm.mnt, false)
+	})
+	t.Run("s3", func(t *testing.T) {
+		t.Parallel()
+		var endpoint string
+		fake := remotetest.WeedBinary() == ""
+		if fake {
+			endpoint = remotetest.FakeS3(t)
+		} else {
+			endpoint, _ = remotetest.Weed(t)
+		}
+		base, err := s3fs.New(remotetest.Bucket, "differential", s3fs.Config{
+			Endpoint: endpoint, Insecure: true, Region: "us-east-1", UnsignedPayload: fake,
+			Credentials: credentials.NewStaticV4(remotetest.AccessKey, remotetest.SecretKey, ""),
+			Timeout:     10 * time.Second, SpoolDir: t.TempDir(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm := mountView(t, t.TempDir(), mustFsx(t, base, base16384.NewCodec()), Options{Writable: true})
+		run(t, tm.mnt, true)
+	})
 }
