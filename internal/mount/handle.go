@@ -146,6 +146,9 @@ func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 func (h *handle) Release(ctx context.Context) syscall.Errno {
 	h.n.dropHandle(h)
 	err := h.f.Close()
+	if hook := testHookReleased.Load(); hook != nil {
+		(*hook)(h.f.Name())
+	}
 	if errors.Is(err, iofs.ErrClosed) {
 		return 0 // released when the mount went (closeAll)
 	}

@@ -622,11 +622,12 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 // Test hooks, run when set: testHookOpening in Open before opening the
 // file at the node's name, testHookOpened between opening it and making
 // its handle, testHookAnswering between making the handle and answering
-// the kernel; testHookRead at each read the kernel asks of a handle, with
-// the name of the handle's file.
+// the kernel; testHookRead at each read the kernel asks of a handle, and
+// testHookReleased when a handle is released, with the name of the
+// handle's file.
 var (
 	testHookOpening, testHookOpened, testHookAnswering atomic.Pointer[func()]
-	testHookRead                                       atomic.Pointer[func(name string)]
+	testHookRead, testHookReleased                     atomic.Pointer[func(name string)]
 )
 
 // newHandle opens a handle on n for the file f, opened with flags, and

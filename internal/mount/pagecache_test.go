@@ -33,20 +33,51 @@ func countReads(t *testing.T, name string) *atomic.Int64 {
 	return &n
 }
 
+// countReleases counts the releases of opens of files named name, until
+// the test ends. The kernel releases an open after close returns.
+func countReleases(t *testing.T, name string) *atomic.Int64 {
+	var n atomic.Int64
+	count := func(file string) {
+		if path.Base(file) == name {
+			n.Add(1)
+		}
+	}
+	testHookReleased.Store(&count)
+	t.Cleanup(func() { testHookReleased.Store(nil) })
+	return &n
+}
+
+// waitReleased waits until releases counts want releases.
+func waitReleased(t *testing.T, releases *atomic.Int64, want int64) {
+	t.Helper()
+	for start := time.Now(); releases.Load() < want; time.Sleep(time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("%d of %d opens released after 10 s", releases.Load(), want)
+		}
+	}
+}
+
 // TestSecondReadFromPageCache reads a file again and again: from the
 // kernel's page cache once it holds it, asking the mount nothing; after a
 // write through the mount, and after a change underneath, the next open
-// reads the new content from the mount.
+// reads the new content from the mount. Each open it makes comes once
+// the ones before are released, so that each is a first open: one that
+// comes while another is open takes what the cache holds (the change
+// underneath unseen, the write through the mount copied into the cache).
 func TestSecondReadFromPageCache(t *testing.T) {
 	tm := mountNew(t)
 	const name = "second-read"
 	want := bytes.Repeat([]byte("0123456789abcdef"), 20000)
+	releases := countReleases(t, name)
 	if err := os.WriteFile(tm.at(name), want, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	opens := int64(1)
 	reads := countReads(t, name)
 	readAs := func(what string, want []byte) int64 {
 		t.Helper()
+		waitReleased(t, releases, opens)
+		opens++
 		before := reads.Load()
 		got, err := os.ReadFile(tm.at(name))
 		if err != nil || !bytes.Equal(got, want) {
@@ -68,6 +99,8 @@ func TestSecondReadFromPageCache(t *testing.T) {
 	}
 
 	want = bytes.ToUpper(want) // same size
+	waitReleased(t, releases, opens)
+	opens++
 	w, err := os.OpenFile(tm.at(name), os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +117,7 @@ func TestSecondReadFromPageCache(t *testing.T) {
 
 	readAs("cached again", want)
 	// In place, underneath: the same base file, the same size.
+	waitReleased(t, releases, opens)
 	want = bytes.ToLower(want)
 	u, err := tm.underneath(base16384.NewCodec()).OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
