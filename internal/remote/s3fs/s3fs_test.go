@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"testing/iotest"
@@ -421,6 +423,43 @@ func TestRemoveOpen(t *testing.T) {
 				t.Errorf("the new x reads %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// TestRemoveOpenFullSpool removes an object open for reading whose copy
+// does not fit the spool directory (a 1 MiB tmpfs): the removal fails with
+// ENOSPC and leaves the object, which the open file reads whole; once it
+// is closed, the removal needs no copy and succeeds.
+func TestRemoveOpenFullSpool(t *testing.T) {
+	spool := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", spool).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", spool).Run() })
+	endpoint := fakeS3(t)
+	fsys, _ := newFsSpool(t, endpoint, "fullspool", spool)
+	writer, _ := newFs(t, endpoint, "fullspool")
+	want := remotetest.RandomBytes(2<<20, 8)
+	if err := afero.WriteFile(writer, "x", want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fsys.Open("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Remove("x"); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("Remove of an open file whose copy does not fit: %v, want ENOSPC", err)
+	}
+	got, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("after the failed Remove, the open file reads %d bytes, %v", len(got), err)
+	}
+	f.Close()
+	if err := fsys.Remove("x"); err != nil {
+		t.Errorf("Remove once closed: %v", err)
+	}
+	if entries, _ := os.ReadDir(spool); len(entries) != 0 {
+		t.Errorf("the spool directory holds %d files", len(entries))
 	}
 }
 
