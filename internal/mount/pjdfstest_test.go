@@ -114,6 +114,7 @@ func TestPjdfstest(t *testing.T) {
 		tm := mountView(t, ssh.Root, mustFsx(t, base, base16384.NewCodec()), Options{Name: "pjdfstest-sftp", Writable: true, AllowOther: true})
 		res := runPjdfs(t, suite, tm.mnt)
 		res.log(t, "b14fs mount -w -o allow_other sftp://")
+		waitUnheld(t, tm.mnt, 10*time.Second)
 		if res.tests < pjdfsMinTests {
 			t.Errorf("pjdfstest ran %d test points, want at least %d", res.tests, pjdfsMinTests)
 		}

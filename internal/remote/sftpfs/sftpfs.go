@@ -31,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pkg/sftp"
 	"github.com/spf13/afero"
 	"golang.org/x/crypto/ssh"
 
@@ -295,7 +296,50 @@ func (f *Fs) Remove(name string) error {
 	if p == f.root {
 		return pathError("remove", name, fs.ErrPermission)
 	}
-	return pathError("remove", name, f.call(false, func(s *session) error { return s.client.Remove(p) }))
+	return pathError("remove", name, f.call(false, func(s *session) error {
+		err := s.client.Remove(p)
+		if plainFailure(err) && nonEmptyDir(s.client, p) {
+			return syscall.ENOTEMPTY
+		}
+		return err
+	}))
+}
+
+// plainFailure reports whether err is SFTP's plain failure
+// (SSH_FX_FAILURE), which a server (OpenSSH) answers for most errnos, so
+// that a removal or rename that a local file system fails with ENOTEMPTY,
+// EISDIR or ENOTDIR would show as EIO.
+func plainFailure(err error) bool {
+	var se *sftp.StatusError
+	return errors.As(err, &se) && se.FxCode() == sftp.ErrSSHFxFailure
+}
+
+// nonEmptyDir reports whether p is a directory with entries.
+func nonEmptyDir(c *sftp.Client, p string) bool {
+	if info, err := c.Lstat(p); err != nil || !info.IsDir() {
+		return false
+	}
+	entries, err := c.ReadDir(p)
+	return err == nil && len(entries) > 0
+}
+
+// renameFailure returns the errno a local file system gives for renaming
+// from over to where the server said no more than plainFailure, or that a
+// file does not exist (OpenSSH's answer for ENOTDIR): EISDIR, ENOTDIR or
+// ENOTEMPTY when the two names say why, else err.
+func renameFailure(c *sftp.Client, err error, from, to string) error {
+	fi, ferr := c.Lstat(from)
+	ti, terr := c.Lstat(to)
+	switch {
+	case ferr != nil || terr != nil:
+	case ti.IsDir() && !fi.IsDir():
+		return syscall.EISDIR
+	case fi.IsDir() && !ti.IsDir():
+		return syscall.ENOTDIR
+	case fi.IsDir() && nonEmptyDir(c, to):
+		return syscall.ENOTEMPTY
+	}
+	return err
 }
 
 // RemoveAll removes name and everything under it; never the root.
@@ -316,7 +360,12 @@ func (f *Fs) RemoveAll(name string) error {
 // exists (posix-rename@openssh.com).
 func (f *Fs) Rename(oldname, newname string) error {
 	err := f.call(false, func(s *session) error {
-		return s.client.PosixRename(f.remote(oldname), f.remote(newname))
+		from, to := f.remote(oldname), f.remote(newname)
+		err := s.client.PosixRename(from, to)
+		if plainFailure(err) || errors.Is(err, fs.ErrNotExist) {
+			return renameFailure(s.client, err, from, to)
+		}
+		return err
 	})
 	if err != nil {
 		var pe *fs.PathError

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"testing/iotest"
@@ -318,5 +319,59 @@ func TestOpenRoundTrips(t *testing.T) {
 	}
 	if info, err := f.Stat(); err != nil || info.Size() != 7 {
 		t.Errorf("Stat = %v, %v", info, err)
+	}
+}
+
+// TestErrnos checks that removals and renames the server refuses with
+// SFTP's plain failure, or with "no such file" where a name is not a
+// directory, fail as on a local directory (ENOTEMPTY, EISDIR, ENOTDIR),
+// not with errors that show as EIO or ENOENT through a mount.
+func TestErrnos(t *testing.T) {
+	s := remotetest.SSHD(t)
+	remote := afero.NewBasePathFs(dial(t, s), "errnos")
+	local := t.TempDir()
+	if err := remote.MkdirAll("/", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"full", "empty", "other"} {
+		if err := remote.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(local, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, file := range []string{"full/x", "other/y", "file"} {
+		if err := afero.WriteFile(remote, file, []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(local, file), []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		op       string
+		from, to string
+		want     error
+	}{
+		{"remove", "full", "", syscall.ENOTEMPTY},
+		{"rename", "other", "full", syscall.ENOTEMPTY},
+		{"rename", "file", "empty", syscall.EISDIR},
+		{"rename", "empty", "file", syscall.ENOTDIR},
+	} {
+		// The local reference is rename(2) itself: os.Rename refuses any
+		// directory as the new name.
+		var lerr, rerr error
+		if tc.op == "remove" {
+			lerr, rerr = syscall.Rmdir(filepath.Join(local, tc.from)), remote.Remove(tc.from)
+		} else {
+			lerr, rerr = syscall.Rename(filepath.Join(local, tc.from), filepath.Join(local, tc.to)), remote.Rename(tc.from, tc.to)
+		}
+		if !errors.Is(lerr, tc.want) {
+			t.Fatalf("%s %s %s locally: %v, want %v", tc.op, tc.from, tc.to, lerr, tc.want)
+		}
+		if !errors.Is(rerr, tc.want) {
+			t.Errorf("%s %s %s over SFTP: %v, want %v", tc.op, tc.from, tc.to, rerr, tc.want)
+		}
 	}
 }
