@@ -148,6 +148,20 @@ func TestDifferentialNoIdentity(t *testing.T) {
 	}
 }
 
+// mountSFTP mounts with opts an fsx, with base16384, over the directory
+// of an sshd of the test's own.
+func mountSFTP(t *testing.T, opts Options) *testMount {
+	t.Helper()
+	ssh := remotetest.SSHD(t)
+	base, err := sftpfs.Dial(sftpfs.Config{Addr: ssh.Addr, User: ssh.User, KeyFiles: []string{ssh.KeyFile},
+		KnownHosts: []string{ssh.KnownHosts}}, ssh.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { base.Close() })
+	return mountView(t, ssh.Root, mustFsx(t, base, base16384.NewCodec()), opts)
+}
+
 // TestDifferentialRemote is TestDifferential through mounts over the
 // remote bases: a directory of an sshd, and a bucket of SeaweedFS (of the
 // in-process fake where weed is not built) without renames, which S3 has
@@ -172,15 +186,7 @@ func TestDifferentialRemote(t *testing.T) {
 	}
 	t.Run("sftp", func(t *testing.T) {
 		t.Parallel()
-		ssh := remotetest.SSHD(t)
-		base, err := sftpfs.Dial(sftpfs.Config{Addr: ssh.Addr, User: ssh.User, KeyFiles: []string{ssh.KeyFile},
-			KnownHosts: []string{ssh.KnownHosts}}, ssh.Root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { base.Close() })
-		tm := mountView(t, ssh.Root, mustFsx(t, base, base16384.NewCodec()), Options{Writable: true})
-		run(t, tm.mnt, false)
+		run(t, mountSFTP(t, Options{Writable: true}).mnt, false)
 	})
 	t.Run("s3", func(t *testing.T) {
 		t.Parallel()

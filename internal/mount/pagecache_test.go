@@ -21,29 +21,25 @@ import (
 
 // countReads counts the reads the kernel asks of the mount of files named
 // name, until the test ends.
-func countReads(t *testing.T, name string) *atomic.Int64 {
-	var n atomic.Int64
-	count := func(file string) {
-		if path.Base(file) == name {
-			n.Add(1)
-		}
-	}
-	testHookRead.Store(&count)
-	t.Cleanup(func() { testHookRead.Store(nil) })
-	return &n
-}
+func countReads(t *testing.T, name string) *atomic.Int64 { return countCalls(t, &testHookRead, name) }
 
 // countReleases counts the releases of opens of files named name, until
 // the test ends. The kernel releases an open after close returns.
 func countReleases(t *testing.T, name string) *atomic.Int64 {
+	return countCalls(t, &testHookReleased, name)
+}
+
+// countCalls counts the calls of hook with files named name, until the
+// test ends.
+func countCalls(t *testing.T, hook *atomic.Pointer[func(string)], name string) *atomic.Int64 {
 	var n atomic.Int64
 	count := func(file string) {
 		if path.Base(file) == name {
 			n.Add(1)
 		}
 	}
-	testHookReleased.Store(&count)
-	t.Cleanup(func() { testHookReleased.Store(nil) })
+	hook.Store(&count)
+	t.Cleanup(func() { hook.Store(nil) })
 	return &n
 }
 

@@ -21,9 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/b14fs/b14fs/internal/remote/sftpfs"
 	"github.com/b14fs/b14fs/internal/testing/longtest"
-	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -104,14 +102,7 @@ func TestPjdfstest(t *testing.T) {
 			t.Skipf("set %s=1 to run pjdfstest over SFTP too (5 minutes)", pjdfsSFTPVar)
 		}
 		t.Parallel()
-		ssh := remotetest.SSHD(t)
-		base, err := sftpfs.Dial(sftpfs.Config{Addr: ssh.Addr, User: ssh.User, KeyFiles: []string{ssh.KeyFile},
-			KnownHosts: []string{ssh.KnownHosts}}, ssh.Root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { base.Close() })
-		tm := mountView(t, ssh.Root, mustFsx(t, base, base16384.NewCodec()), Options{Name: "pjdfstest-sftp", Writable: true, AllowOther: true})
+		tm := mountSFTP(t, Options{Name: "pjdfstest-sftp", Writable: true, AllowOther: true})
 		res := runPjdfs(t, suite, tm.mnt)
 		res.log(t, "b14fs mount -w -o allow_other sftp://")
 		waitUnheld(t, tm.mnt, 10*time.Second)
