@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -208,4 +209,39 @@ func TestDifferentialRemote(t *testing.T) {
 		tm := mountView(t, t.TempDir(), mustFsx(t, base, base16384.NewCodec()), Options{Writable: true})
 		run(t, tm.mnt, true)
 	})
+}
+
+// TestNoIdentityReplacedSameSizeAndTime replaces a file underneath, over a
+// base without file identities, by one of the same size and time (as
+// within one second on SFTP or S3): the next open reads the new content,
+// not the pages the kernel cached of the old one.
+func TestNoIdentityReplacedSameSizeAndTime(t *testing.T) {
+	tm, base := mountNoIdentity(t)
+	const name = "same"
+	releases := countReleases(t, name)
+	old := bytes.Repeat([]byte("old content "), 10000)
+	if err := os.WriteFile(tm.at(name), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := os.ReadFile(tm.at(name)); err != nil || !bytes.Equal(got, old) {
+			t.Fatalf("read %d bytes, %v", len(got), err)
+		}
+	}
+	waitReleased(t, releases, 3)
+	stored := name + ".b14"
+	before, err := base.Stat(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaced := bytes.Repeat([]byte("NEW CONTENT "), 10000)
+	if err := afero.WriteFile(mustFsx(t, base, base16384.NewCodec()), name, replaced, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := base.Chtimes(stored, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(tm.at(name)); err != nil || !bytes.Equal(got, replaced) {
+		t.Errorf("after a replacement of the same size and time: read %.12q (%d bytes), %v; want the new content", got, len(got), err)
+	}
 }

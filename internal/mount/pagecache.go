@@ -33,7 +33,8 @@ import (
 //   - A first open through the cache keeps what is cached only when
 //     nothing changed the file since the last first open through the
 //     cache: no write through the mount (node.changes) and the same size,
-//     time and base file. Otherwise the mount has the kernel drop the
+//     time and base file; never over a base without file identities
+//     (SFTP, S3), whose times are whole seconds. Otherwise the mount has the kernel drop the
 //     file's pages and forget its attributes, so that reads go to the size
 //     as it is now; it does so itself, before it answers the open or lets
 //     another open of the file through, and answers FOPEN_KEEP_CACHE. An
@@ -102,7 +103,10 @@ func (n *node) cacheLocked(h *handle, f afero.File) (open uint32, errno syscall.
 	}
 	h.cached = true
 	st := stamp{changes: n.changes.Load(), key: key, size: info.Size(), mtime: info.ModTime()}
-	keep := n.stamped && n.stamp == st
+	// Without an identity, a file replaced underneath by one of the same
+	// size within the same second (the times SFTP and S3 keep) would look
+	// unchanged: its pages are not kept from one first open to the next.
+	keep := n.stamped && n.stamp == st && hasKey
 	n.stamp, n.stamped = st, true
 	if !keep {
 		// No open of the file reads its pages now (n.handles is empty).
