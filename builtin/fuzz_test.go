@@ -28,6 +28,7 @@ func FuzzChain(f *testing.F) {
 		"bencode=binary=hex:depth=3",
 		"bencode=lenient=true,base16384=form=utf8",
 		"bencode,base16384=form=utf8:wrap=9223372036854775807",
+		"base16384=form=utf8:wrap=3077000000000000000", // 3 bytes a unit overflowed
 		"base16384=wrap=4",
 		"base16384=form=utf8:strict=true:garbage=skip",
 		"bencode=depth=0",

@@ -1,10 +1,12 @@
 package base16384
 
+import "math"
+
 // A lineState puts line breaks (LF) into the UTF-8 form as it passes: one
 // after every wrap units but the last, and with newline one after the last
 // unit. The byte order mark passes as it is.
 type lineState struct {
-	wrap    int  // units a line; 0: one line
+	width   int  // bytes of units a line (3 a unit); 0: one line
 	newline bool // end the last line with a line break
 	header  int  // bytes of the byte order mark still to pass
 	col     int  // bytes of units in the current line
@@ -12,7 +14,15 @@ type lineState struct {
 }
 
 func newLineState(cfg config) lineState {
-	return lineState{wrap: cfg.wrap, newline: cfg.newline, header: len(cfg.header())}
+	width := 0
+	if cfg.wrap > 0 {
+		// A line of more bytes than an int counts is one no stream ends.
+		width = math.MaxInt
+		if cfg.wrap <= math.MaxInt/3 {
+			width = 3 * cfg.wrap
+		}
+	}
+	return lineState{width: width, newline: cfg.newline, header: len(cfg.header())}
 }
 
 // lineBreaks returns the line breaks that the encoding of n bytes holds.
@@ -40,15 +50,15 @@ func (l *lineState) fill(dst, src []byte) (nDst, nSrc int) {
 			nSrc += c
 			continue
 		}
-		if l.wrap > 0 && l.col == 3*l.wrap {
+		if l.width > 0 && l.col == l.width {
 			dst[nDst] = '\n'
 			nDst++
 			l.col = 0
 			continue
 		}
 		take := len(src) - nSrc
-		if l.wrap > 0 {
-			take = min(take, 3*l.wrap-l.col)
+		if l.width > 0 {
+			take = min(take, l.width-l.col)
 		}
 		c := copy(dst[nDst:], src[nSrc:nSrc+take])
 		nDst += c

@@ -3,6 +3,7 @@ package base16384
 import (
 	"bytes"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -118,6 +119,12 @@ func TestEncodeLines(t *testing.T) {
 		{[]Option{UTF8, Wrap(5), Newline, BOM}, "12345678", "\uFEFF" + u8[:15] + "\n" + u8[15:] + "\n"},
 		{[]Option{UTF8, Wrap(1)}, "1", EncodeToString([]byte("1"))[:3] + "\n" + EncodeToString([]byte("1"))[3:]},
 		{[]Option{UTF8, Wrap(0), Newline}, "12345678", u8 + "\n"},
+		// Lines longer than an int counts bytes: 3 bytes a unit overflows
+		// from math.MaxInt/3 + 1 units (FuzzChain found wrap=3077000000000000000).
+		{[]Option{UTF8, Wrap(math.MaxInt / 3), Newline}, "12345678", u8 + "\n"},
+		{[]Option{UTF8, Wrap(math.MaxInt/3 + 1), Newline}, "12345678", u8 + "\n"},
+		{[]Option{UTF8, Wrap(3077000000000000000)}, "0", EncodeToString([]byte("0"))},
+		{[]Option{UTF8, Wrap(math.MaxInt)}, "12345678", u8},
 	}
 	for _, tc := range tests {
 		e := New(tc.opts...)
