@@ -34,22 +34,23 @@ import (
 //     nothing changed the file since the last first open through the
 //     cache: no write through the mount (node.changes) and the same size,
 //     time and base file; never over a base without file identities
-//     (SFTP, S3), whose times are whole seconds. Otherwise the mount has the kernel drop the
-//     file's pages and forget its attributes, so that reads go to the size
-//     as it is now; it does so itself, before it answers the open or lets
-//     another open of the file through, and answers FOPEN_KEEP_CACHE. An
-//     open answered without FOPEN_KEEP_CACHE would drop the pages as the
-//     kernel ends it, possibly after another open of the file through the
-//     cache got its answer and began to read: TestStress read zeros that
-//     way too, under load.
+//     (SFTP, S3), whose times are whole seconds. Otherwise the mount has
+//     the kernel drop the file's pages and forget its attributes, so that
+//     reads go to the size as it is now; it does so itself, before it
+//     answers the open or lets another open of the file through, and
+//     answers FOPEN_KEEP_CACHE. An open answered without FOPEN_KEEP_CACHE
+//     would drop the pages as the kernel ends it, possibly after another
+//     open of the file through the cache got its answer and began to read:
+//     TestStress read zeros that way too, under load.
 //   - Pages cached earlier stay true under direct I/O: the kernel cuts
 //     them at a truncation, and drops those a write covers (since Linux
 //     6.6; node.changes makes the next first open drop them all on older
 //     kernels).
 //   - One node, one file's pages: an open of a node whose name holds
-//     another file by now (renamed over since the kernel looked it up) is
-//     answered ESTALE while opens through the cache are open, and the
-//     kernel looks the name up again; with no open, it is direct I/O.
+//     another file by now (renamed over since the kernel looked it up; over
+//     a base without identities, another state of fsx's) is answered
+//     ESTALE while opens through the cache are open, and the kernel looks
+//     the name up again; with no open, it is direct I/O.
 //   - Changes made underneath: the kernel drops a file's pages when it
 //     fetches its attributes and finds its size changed (within the
 //     attribute timeout, so tail -f follows appends); a change underneath
