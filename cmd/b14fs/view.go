@@ -46,12 +46,16 @@ func addRemoteFlags(cmd *cobra.Command, o *remote.Options) {
 }
 
 // openBase opens DIR: a remote location (remote.IsURL), or a local
-// directory through rootfs, following links out of it when follow is set.
+// directory through rootfs. With follow, the base's Stat follows links
+// (only inside a local directory), as a file server wants; without, it
+// describes a link itself, as a mount wants (the kernel follows links).
 // It returns the directory's statfs path ("" for a remote location) and
 // what closes it.
 func (v *viewFlags) openBase(dir string, follow bool) (base afero.Fs, statfs string, closer io.Closer, err error) {
 	if remote.IsURL(dir) {
-		base, closer, err := remote.Open(dir, v.remote)
+		opts := v.remote
+		opts.NoFollow = !follow
+		base, closer, err := remote.Open(dir, opts)
 		return base, "", closer, err
 	}
 	if fi, err := os.Stat(dir); err != nil {

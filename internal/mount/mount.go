@@ -379,8 +379,11 @@ func (m *mnt) lstat(name string) (os.FileInfo, error) {
 // mode means nothing).
 func (m *mnt) own(ctx context.Context, p string, perm os.FileMode, link bool) syscall.Errno {
 	if c, ok := fuse.FromContext(ctx); ok && os.Geteuid() == 0 && m.opts.AllowOther && (c.Uid != 0 || c.Gid != 0) {
-		// The base's Chown changes a link itself (rootfs).
-		if err := m.fsys.Chown(p, int(c.Uid), int(c.Gid)); err != nil {
+		// The base's Chown changes a link itself (rootfs), or fails with
+		// errors.ErrUnsupported where it cannot (sftpfs): such a link
+		// keeps the owner the base made it with.
+		err := m.fsys.Chown(p, int(c.Uid), int(c.Gid))
+		if err != nil && !(link && errors.Is(err, errors.ErrUnsupported)) {
 			return m.errno(err)
 		}
 	}

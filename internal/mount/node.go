@@ -276,7 +276,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 			if setGID {
 				g = int(gid)
 			}
-			if err := n.m.fsys.Chown(p, u, g); err != nil {
+			if err := n.chown(p, u, g); err != nil {
 				return n.m.errno(err)
 			}
 		}
@@ -296,11 +296,39 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 				}
 			}
 			if err := n.chtimes(p, atime, mtime); err != nil {
+				if n.Mode() == syscall.S_IFLNK && errors.Is(err, errors.ErrUnsupported) {
+					// The base cannot set a link's own times (SFTP):
+					// ENOSYS, as lutimes fails where the system cannot,
+					// which cp -a and rsync -a take for "keep no link
+					// times", not for a failure.
+					return syscall.ENOSYS
+				}
 				return n.m.errno(err)
 			}
 		}
 	}
 	return n.Getattr(ctx, fh, out)
+}
+
+// chown changes the owner and group of the file at p (-1: unchanged), of a
+// link itself. Where the base cannot change a link's (SFTP), it succeeds
+// still when the link shows them already: cp -a as root asks that of
+// every link it copies.
+func (n *node) chown(p string, uid, gid int) error {
+	err := n.m.fsys.Chown(p, uid, gid)
+	if err == nil || n.Mode() != syscall.S_IFLNK || !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	info, lerr := n.m.lstat(p)
+	if lerr != nil {
+		return err
+	}
+	var a fuse.Attr
+	fillAttr(&a, info)
+	if (uid < 0 || uint32(uid) == a.Uid) && (gid < 0 || uint32(gid) == a.Gid) {
+		return nil
+	}
+	return err
 }
 
 // chtimes sets the times of the file at p, of a link itself.

@@ -160,7 +160,7 @@ func mountSFTP(t *testing.T, opts Options) *testMount {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { base.Close() })
-	return mountView(t, ssh.Root, mustFsx(t, base, base16384.NewCodec()), opts)
+	return mountView(t, ssh.Root, mustFsx(t, base.NoFollow(), base16384.NewCodec()), opts)
 }
 
 // TestDifferentialRemote is TestDifferential through mounts over the

@@ -176,6 +176,30 @@ func TestCallerOwns(t *testing.T) {
 	}
 }
 
+// TestCallerLinksOverSFTP checks that, as root with allow_other over SFTP,
+// another user makes links through the mount: the server cannot give a
+// link itself another owner (it would change what the link points at), so
+// the link keeps the owner the server made it with.
+func TestCallerLinksOverSFTP(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to mount with allow_other and run as another user")
+	}
+	tm := mountSFTP(t, Options{Writable: true, AllowOther: true})
+	for _, d := range []string{tm.back, tm.mnt, filepath.Dir(tm.back), filepath.Dir(tm.mnt)} {
+		os.Chmod(d, 0o777)
+	}
+	cmd := exec.Command("sh", "-c", "cd "+tm.mnt+" && ln -s /etc/passwd l && readlink l && cat l >/dev/null")
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "/etc/passwd\n" {
+		t.Fatalf("as another user: %v: %s", err, out)
+	}
+	if fi, err := os.Stat("/etc/passwd"); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 0 {
+		t.Errorf("what the link points at changed owner: %v", err)
+	}
+}
+
 // TestHardLinks checks that a hard link is another name of one file: both
 // names show the same content and link count, a write through either (in
 // place, or rewriting it whole) is seen through both and stays one stored

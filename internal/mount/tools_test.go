@@ -289,8 +289,16 @@ func TestToolFindDuDfStat(t *testing.T) {
 // checks that the mount shows a link in DIR as a link, never as what it
 // points to, and writes nothing outside DIR through one.
 func TestToolSymlinks(t *testing.T) {
-	need(t, "ln", "readlink", "sh", "ls")
-	tm := mountNew(t)
+	need(t, "ln", "readlink", "sh", "ls", "touch")
+	t.Run("local", func(t *testing.T) { toolSymlinks(t, mountNew(t), true) })
+	t.Run("sftp", func(t *testing.T) { toolSymlinks(t, mountSFTP(t, Options{Writable: true}), false) })
+}
+
+// toolSymlinks is TestToolSymlinks on tm, whose base changes a link's
+// own times (linkTimes) or fails with ENOSYS rather than change its
+// target's.
+func toolSymlinks(t *testing.T, tm *testMount, linkTimes bool) {
+	copyLinks(t, tm, linkTimes)
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{"secret": "outside\n"})
 	if err := os.WriteFile(tm.at("notes.txt"), []byte("notes\n"), 0o644); err != nil {
@@ -342,6 +350,22 @@ func TestToolSymlinks(t *testing.T) {
 		t.Errorf("the mount wrote an encoded file outside DIR: %v", err)
 	}
 
+	// touch -h sets the link's own times, or fails; never its target's.
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(tm.at("notes.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runErr(tm.mnt, "touch", "-h", "-d", "2001-02-03 04:05:06Z", "ln1")
+	if linkTimes != (err == nil) || !linkTimes && !strings.Contains(out, "Function not implemented") {
+		t.Errorf("touch -h: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(tm.at("notes.txt")); err != nil || !fi.ModTime().Equal(old) {
+		t.Errorf("touch -h of a link changed its target: %v, %v", fi.ModTime(), err)
+	}
+	if fi, err := os.Lstat(tm.at("ln1")); err != nil || linkTimes && fi.ModTime().Year() != 2001 {
+		t.Errorf("the link's times after touch -h: %v, %v", fi.ModTime(), err)
+	}
+
 	// Removing and renaming links, dangling ones too.
 	run(t, tm.mnt, "ln", "-s", "nothing-there", "dangling")
 	run(t, tm.mnt, "mv", "dangling", "dangling2")
@@ -358,6 +382,39 @@ func TestToolSymlinks(t *testing.T) {
 	}
 	if _, err := os.Stat(tm.at("sub")); err != nil {
 		t.Errorf("removing dirlink: %v", err)
+	}
+}
+
+// copyLinks copies a tree holding links into tm with rsync -a, twice, and
+// with cp -a: the links arrive whole. Where the base cannot set a link's
+// times (not linkTimes), rsync -a skips them with no error (it takes
+// ENOSYS so), and cp -a says so for each link.
+func copyLinks(t *testing.T, tm *testMount, linkTimes bool) {
+	if _, err := exec.LookPath("rsync"); err != nil {
+		t.Log("rsync is not installed: links are not copied in with it")
+		return
+	}
+	src := sourceTree(t)
+	for target, name := range map[string]string{"a.txt": "la", "sub": "lsub", "/etc/hostname": "labs", "nothing": "ldangling"} {
+		if err := os.Symlink(target, filepath.Join(src, name)); err != nil {
+			t.Fatal(err)
+		}
+		os.Lchown(filepath.Join(src, name), os.Getuid(), os.Getgid())
+	}
+	run(t, "", "rsync", "-a", src+"/", tm.at("rsynced")+"/")
+	if out := run(t, "", "rsync", "-a", "--itemize-changes", src+"/", tm.at("rsynced")+"/"); out != "" {
+		t.Errorf("a second rsync -a changed:\n%s", out)
+	}
+	out, err := runErr("", "cp", "-a", src, tm.at("copied"))
+	for line := range strings.Lines(out) {
+		if linkTimes || !strings.Contains(line, "preserving times for") || !strings.Contains(line, "Function not implemented") {
+			t.Errorf("cp -a: %v: %s", err, line)
+		}
+	}
+	for _, dst := range []string{"rsynced", "copied"} {
+		if out, err := runErr("", "diff", "-r", "--no-dereference", src, tm.at(dst)); err != nil {
+			t.Errorf("diff -r --no-dereference %s: %v\n%s", dst, err, out)
+		}
 	}
 }
 

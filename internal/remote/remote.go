@@ -49,6 +49,9 @@ type Options struct {
 	// Timeout bounds how long a request may make no progress; zero means
 	// the backends' default (30 s).
 	Timeout time.Duration
+	// NoFollow makes Stat describe a symbolic link itself, not what it
+	// points at, as a FUSE mount wants (sftp://; s3:// has no links).
+	NoFollow bool
 }
 
 // IsURL reports whether loc names remote storage rather than a local
@@ -146,6 +149,9 @@ func openSFTP(loc string, u *url.URL, opts Options) (afero.Fs, io.Closer, error)
 	}, root)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opts.NoFollow {
+		return fsys.NoFollow(), fsys, nil
 	}
 	return fsys, fsys, nil
 }

@@ -367,14 +367,19 @@ func (f *Fs) Rename(oldname, newname string) error {
 		}
 		return err
 	})
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	return linkError("rename", oldname, newname, err)
+}
+
+// linkError returns err as an *os.LinkError naming both names.
+func linkError(op, oldname, newname string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &os.LinkError{Op: op, Old: oldname, New: newname, Err: err}
 }
 
 // Stat returns the FileInfo of the named file, following links.
@@ -388,25 +393,4 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 		return nil, pathError("stat", name, err)
 	}
 	return info, nil
-}
-
-// Chmod changes the named file's mode.
-func (f *Fs) Chmod(name string, mode os.FileMode) error {
-	return pathError("chmod", name, f.call(true, func(s *session) error {
-		return s.client.Chmod(f.remote(name), mode)
-	}))
-}
-
-// Chown changes the named file's owner and group.
-func (f *Fs) Chown(name string, uid, gid int) error {
-	return pathError("chown", name, f.call(true, func(s *session) error {
-		return s.client.Chown(f.remote(name), uid, gid)
-	}))
-}
-
-// Chtimes changes the named file's access and modification times.
-func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
-	return pathError("chtimes", name, f.call(true, func(s *session) error {
-		return s.client.Chtimes(f.remote(name), atime, mtime)
-	}))
 }

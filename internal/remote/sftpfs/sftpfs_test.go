@@ -375,3 +375,137 @@ func TestErrnos(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinks makes, reads and removes links on the server, as they are
+// and through fsx; a link's own mode, owner and times cannot be changed
+// over SFTP, and trying leaves what it points at alone, outside the root
+// too.
+func TestSymlinks(t *testing.T) {
+	s := remotetest.SSHD(t)
+	fsys := dial(t, s)
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("outside\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(outside, old, old)
+	if err := afero.WriteFile(fsys, "file", []byte("file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for target, name := range map[string]string{"file": "rel", outside: "abs", "nothing": "dangling"} {
+		if err := fsys.SymlinkIfPossible(target, name); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := fsys.ReadlinkIfPossible(name); err != nil || got != target {
+			t.Errorf("ReadlinkIfPossible(%s) = %q, %v; want %q", name, got, err, target)
+		}
+		if got, err := os.Readlink(filepath.Join(s.Root, name)); err != nil || got != target {
+			t.Errorf("on the server, %s -> %q, %v; want %q", name, got, err, target)
+		}
+		info, lstater, err := fsys.LstatIfPossible(name)
+		if err != nil || !lstater || info.Mode()&os.ModeSymlink == 0 || info.Name() != name {
+			t.Errorf("LstatIfPossible(%s) = %v, %v, %v; want a link", name, info, lstater, err)
+		}
+	}
+	if fi, err := fsys.Stat("rel"); err != nil || fi.Mode()&os.ModeSymlink != 0 || fi.Size() != 5 {
+		t.Errorf("Stat follows a link: %v, %v", fi, err)
+	}
+	var le *os.LinkError
+	if err := fsys.SymlinkIfPossible("x", "file"); !errors.Is(err, fs.ErrExist) || !errors.As(err, &le) {
+		t.Errorf("a link over a file: %v, want an *os.LinkError wrapping fs.ErrExist", err)
+	}
+	if _, err := fsys.ReadlinkIfPossible("file"); err == nil {
+		t.Error("ReadlinkIfPossible of a file succeeded")
+	}
+	if info, _, err := fsys.LstatIfPossible("file"); err != nil || !info.Mode().IsRegular() {
+		t.Errorf("LstatIfPossible(file) = %v, %v", info, err)
+	}
+
+	for _, name := range []string{"abs", "rel", "dangling"} {
+		for op, err := range map[string]error{
+			"chmod":   fsys.Chmod(name, 0o777),
+			"chown":   fsys.Chown(name, 1, 1),
+			"chtimes": fsys.Chtimes(name, time.Now(), time.Now()),
+		} {
+			if !errors.Is(err, errors.ErrUnsupported) {
+				t.Errorf("%s %s: %v, want errors.ErrUnsupported", op, name, err)
+			}
+		}
+	}
+	if fi, err := os.Stat(outside); err != nil || fi.Mode().Perm() != 0o600 || !fi.ModTime().Equal(old) || fi.Sys().(*syscall.Stat_t).Uid != 0 {
+		t.Errorf("what a link points at changed: %v, %v", fi, err)
+	}
+	if err := fsys.Chmod("file", 0o600); err != nil {
+		t.Error(err)
+	}
+	if err := fsys.Rename("dangling", "dangling2"); err != nil {
+		t.Error(err)
+	}
+	for _, name := range []string{"abs", "rel", "dangling2"} {
+		if err := fsys.Remove(name); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("removing a link removed what it points at: %v", err)
+	}
+
+	// A root that is a link stands for its directory.
+	if err := fsys.Mkdir("dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("dir", filepath.Join(s.Root, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	under, err := sftpfs.Dial(sftpfs.Config{Addr: s.Addr, User: s.User, KeyFiles: []string{s.KeyFile},
+		KnownHosts: []string{s.KnownHosts}}, filepath.Join(s.Root, "dirlink"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer under.Close()
+	if info, _, err := under.LstatIfPossible(""); err != nil || !info.IsDir() {
+		t.Errorf("the root, a link to a directory: %v, %v", info, err)
+	}
+	if err := under.Chmod("", 0o750); err != nil {
+		t.Errorf("chmod of the root, a link to a directory: %v", err)
+	}
+
+	// NoFollow's Stat describes a link itself.
+	if err := fsys.SymlinkIfPossible("file", "rel"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := fsys.NoFollow().Stat("rel"); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("NoFollow().Stat(rel) = %v, %v; want a link", fi, err)
+	}
+	if fi, err := under.NoFollow().Stat(""); err != nil || !fi.IsDir() {
+		t.Errorf("NoFollow().Stat of the root, a link to a directory: %v, %v", fi, err)
+	}
+
+	// Through fsx as a mount has it, a link's target is mapped like a
+	// file's name, and dangling links are renamed too.
+	enc, err := fsx.New(under.NoFollow(), base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(enc, "notes.txt", []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.SymlinkIfPossible("notes.txt", "ln"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.Readlink(filepath.Join(s.Root, "dir", "ln.b14")); err != nil || got != "notes.txt.b14" {
+		t.Errorf("stored link: %q, %v", got, err)
+	}
+	if got, err := enc.ReadlinkIfPossible("ln"); err != nil || got != "notes.txt" {
+		t.Errorf("shown link: %q, %v", got, err)
+	}
+	if err := enc.Rename("ln", "ln2"); err != nil {
+		t.Error(err)
+	}
+	if err := enc.SymlinkIfPossible("nothing", "dangling"); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Rename("dangling", "dangling2"); err != nil {
+		t.Error(err)
+	}
+}
