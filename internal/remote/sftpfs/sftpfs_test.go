@@ -449,6 +449,19 @@ func TestSymlinks(t *testing.T) {
 	if _, err := os.Stat(outside); err != nil {
 		t.Errorf("removing a link removed what it points at: %v", err)
 	}
+	// RemoveAll removes a link to a directory, not what is in it.
+	if err := fsys.MkdirAll("tree/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.SymlinkIfPossible(filepath.Dir(outside), "tree/sub/out"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.RemoveAll("tree"); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("RemoveAll followed a link: %v", err)
+	}
 
 	// A root that is a link stands for its directory.
 	if err := fsys.Mkdir("dir", 0o755); err != nil {
