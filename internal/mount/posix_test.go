@@ -2,6 +2,7 @@ package mount
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -133,6 +134,44 @@ func TestNameMax(t *testing.T) {
 	}
 	if err := os.WriteFile(tm.at(longest+"n"), []byte("x"), 0o644); !os.IsNotExist(err) && !strings.Contains(err.Error(), "too long") {
 		t.Errorf("a name longer than NAME_MAX: %v, want ENAMETOOLONG", err)
+	}
+}
+
+// TestNameMaxSFTP checks that a mount over SFTP answers names around
+// NAME_MAX as one over a local directory does: those too long for the
+// stored name fail with ENAMETOOLONG, never EIO, in every call.
+func TestNameMaxSFTP(t *testing.T) {
+	answers := func(tm *testMount) string {
+		var b strings.Builder
+		for _, n := range []int{251, 252, 256} {
+			name := strings.Repeat("n", n)
+			dir := "d" + name[1:]
+			_, serr := os.Stat(tm.at(name))
+			errs := []error{
+				serr,
+				os.WriteFile(tm.at(name), []byte("x"), 0o644),
+				os.Chmod(tm.at(name), 0o600),
+				os.Rename(tm.at(name), tm.at(name+"2")),
+				os.Symlink("x", tm.at("l"+name[1:])),
+				os.Mkdir(tm.at(dir), 0o755),
+				os.Remove(tm.at(dir)),
+			}
+			fmt.Fprintf(&b, "%d:", n)
+			for _, err := range errs {
+				var errno syscall.Errno
+				errors.As(err, &errno)
+				fmt.Fprintf(&b, " %d", errno)
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	local, sftp := answers(mountNew(t)), answers(mountSFTP(t, Options{Writable: true}))
+	if local != sftp {
+		t.Errorf("errnos of names around NAME_MAX (stat, write, chmod, rename, symlink, mkdir, rmdir):\nlocal:\n%ssftp:\n%s", local, sftp)
+	}
+	if !strings.Contains(local, fmt.Sprintf(" %d", syscall.ENAMETOOLONG)) {
+		t.Errorf("no ENAMETOOLONG locally:\n%s", local)
 	}
 }
 

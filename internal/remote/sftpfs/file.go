@@ -198,9 +198,9 @@ func (f *file) Close() error {
 }
 
 func (f *file) Readdir(int) ([]os.FileInfo, error) {
-	return nil, pathError("readdir", f.name, syscall.ENOTDIR)
+	return nil, asPathError("readdir", f.name, syscall.ENOTDIR)
 }
 
 func (f *file) Readdirnames(int) ([]string, error) {
-	return nil, pathError("readdir", f.name, syscall.ENOTDIR)
+	return nil, asPathError("readdir", f.name, syscall.ENOTDIR)
 }

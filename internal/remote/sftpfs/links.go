@@ -46,7 +46,7 @@ func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 		return err
 	})
 	if err != nil {
-		return nil, true, pathError("lstat", name, err)
+		return nil, true, f.pathError("lstat", name, err)
 	}
 	return info, true, nil
 }
@@ -64,7 +64,7 @@ func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
 		}
 		return err
 	})
-	return linkError("symlink", oldname, newname, err)
+	return linkError("symlink", oldname, newname, f.tooLong(err, newname))
 }
 
 // ReadlinkIfPossible returns the target of the named link.
@@ -75,7 +75,7 @@ func (f *Fs) ReadlinkIfPossible(name string) (string, error) {
 		return err
 	})
 	if err != nil {
-		return "", pathError("readlink", name, err)
+		return "", f.pathError("readlink", name, err)
 	}
 	return target, nil
 }
@@ -117,7 +117,7 @@ func (f *Fs) lstat(s *session, p string) (os.FileInfo, error) {
 // between the two round trips is followed.
 func (f *Fs) setstat(op, name string, set func(s *session, p string) error) error {
 	p := f.remote(name)
-	return pathError(op, name, f.call(true, func(s *session) error {
+	return f.pathError(op, name, f.call(true, func(s *session) error {
 		info, err := f.lstat(s, p)
 		if err != nil {
 			return err

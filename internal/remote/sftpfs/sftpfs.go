@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -94,6 +95,9 @@ type Fs struct {
 	retryAt  time.Time
 	lastErr  error // of the last reconnection, while it failed
 	closed   bool
+
+	nameMaxOnce sync.Once
+	maxName     int // nameMax's answer
 }
 
 var _ afero.Fs = (*Fs)(nil)
@@ -160,8 +164,8 @@ func (f *Fs) remote(name string) string {
 	return path.Join(f.root, path.Clean("/"+name))
 }
 
-// pathError returns err as a *fs.PathError naming name.
-func pathError(op, name string, err error) error {
+// asPathError returns err as a *fs.PathError naming name.
+func asPathError(op, name string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -170,6 +174,47 @@ func pathError(op, name string, err error) error {
 		err = pe.Err
 	}
 	return &fs.PathError{Op: op, Path: name, Err: err}
+}
+
+// pathError returns err, the server's answer for name, as a
+// *fs.PathError naming name (see tooLong).
+func (f *Fs) pathError(op, name string, err error) error {
+	return asPathError(op, name, f.tooLong(err, name))
+}
+
+// tooLong returns syscall.ENAMETOOLONG for err, the server's refusal of a
+// call naming names, when one of their elements is longer than the server
+// takes (OpenSSH answers that with SSH_FX_BAD_MESSAGE, which would show
+// as EIO); else err.
+func (f *Fs) tooLong(err error, names ...string) error {
+	var se *sftp.StatusError
+	if !errors.As(err, &se) || se.FxCode() != sftp.ErrSSHFxFailure && se.FxCode() != sftp.ErrSSHFxBadMessage {
+		return err
+	}
+	for _, name := range names {
+		for e := range strings.SplitSeq(name, "/") {
+			if len(e) > f.nameMax() {
+				return syscall.ENAMETOOLONG
+			}
+		}
+	}
+	return err
+}
+
+// nameMax returns the longest name the server takes in the root's file
+// system, as its statvfs@openssh.com says, asked once; else 255, the
+// common NAME_MAX.
+func (f *Fs) nameMax() int {
+	f.nameMaxOnce.Do(func() {
+		f.maxName = 255
+		f.call(true, func(s *session) error {
+			if st, err := s.client.StatVFS(f.root); err == nil && st.Namemax > 0 {
+				f.maxName = int(st.Namemax)
+			}
+			return nil
+		})
+	})
+	return f.maxName
 }
 
 // Create creates or truncates the named file.
@@ -219,10 +264,10 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	case opened != nil:
 		return opened, nil
 	case !writable && errors.Is(err, fs.ErrNotExist):
-		return nil, pathError("open", name, err)
+		return nil, f.pathError("open", name, err)
 	case err == nil && info.IsDir():
 		if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
-			return nil, pathError("open", name, syscall.EISDIR)
+			return nil, asPathError("open", name, syscall.EISDIR)
 		}
 		return listing.NewDir(name, info, func() ([]os.FileInfo, error) {
 			var entries []os.FileInfo
@@ -231,14 +276,14 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 				return err
 			})
 			if err != nil {
-				return nil, pathError("readdir", name, err)
+				return nil, f.pathError("readdir", name, err)
 			}
 			return entries, nil
 		}), nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil, pathError("open", name, err)
+		return nil, f.pathError("open", name, err)
 	case err == nil && exclusive(flag):
-		return nil, pathError("open", name, fs.ErrExist)
+		return nil, asPathError("open", name, fs.ErrExist)
 	}
 	created := err != nil && flag&os.O_CREATE != 0
 	file := &file{fs: f, name: name, path: p, opened: info, writable: writable}
@@ -264,7 +309,7 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		}
 	}
 	if err != nil {
-		return nil, pathError("open", name, err)
+		return nil, f.pathError("open", name, err)
 	}
 	return file, nil
 }
@@ -275,7 +320,7 @@ func exclusive(flag int) bool { return flag&(os.O_CREATE|os.O_EXCL) == os.O_CREA
 // Mkdir makes a directory with the mode perm.
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	p := f.remote(name)
-	return pathError("mkdir", name, f.call(false, func(s *session) error {
+	return f.pathError("mkdir", name, f.call(false, func(s *session) error {
 		if err := s.client.Mkdir(p); err != nil {
 			return err
 		}
@@ -285,7 +330,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 
 // MkdirAll makes a directory and the missing ones above it.
 func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
-	return pathError("mkdir", name, f.call(true, func(s *session) error {
+	return f.pathError("mkdir", name, f.call(true, func(s *session) error {
 		return s.client.MkdirAll(f.remote(name))
 	}))
 }
@@ -294,9 +339,9 @@ func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
 func (f *Fs) Remove(name string) error {
 	p := f.remote(name)
 	if p == f.root {
-		return pathError("remove", name, fs.ErrPermission)
+		return asPathError("remove", name, fs.ErrPermission)
 	}
-	return pathError("remove", name, f.call(false, func(s *session) error {
+	return f.pathError("remove", name, f.call(false, func(s *session) error {
 		err := s.client.Remove(p)
 		if plainFailure(err) && nonEmptyDir(s.client, p) {
 			return syscall.ENOTEMPTY
@@ -346,9 +391,9 @@ func renameFailure(c *sftp.Client, err error, from, to string) error {
 func (f *Fs) RemoveAll(name string) error {
 	p := f.remote(name)
 	if p == f.root {
-		return pathError("removeall", name, fs.ErrPermission)
+		return asPathError("removeall", name, fs.ErrPermission)
 	}
-	return pathError("removeall", name, f.call(true, func(s *session) error {
+	return f.pathError("removeall", name, f.call(true, func(s *session) error {
 		if _, err := s.client.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -367,7 +412,7 @@ func (f *Fs) Rename(oldname, newname string) error {
 		}
 		return err
 	})
-	return linkError("rename", oldname, newname, err)
+	return linkError("rename", oldname, newname, f.tooLong(err, oldname, newname))
 }
 
 // linkError returns err as an *os.LinkError naming both names.
@@ -390,7 +435,7 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 		return err
 	})
 	if err != nil {
-		return nil, pathError("stat", name, err)
+		return nil, f.pathError("stat", name, err)
 	}
 	return info, nil
 }

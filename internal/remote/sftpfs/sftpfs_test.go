@@ -522,3 +522,47 @@ func TestSymlinks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestNameTooLong checks that a name with an element longer than the
+// server takes fails with ENAMETOOLONG in every call, as on a local disk,
+// not with the server's plain refusal (EIO through a mount); and that one
+// of the longest length works.
+func TestNameTooLong(t *testing.T) {
+	s := remotetest.SSHD(t)
+	fsys := dial(t, s)
+	longest, long := strings.Repeat("n", 255), strings.Repeat("n", 256)
+	if err := afero.WriteFile(fsys, longest, []byte("x"), 0o644); err != nil {
+		t.Fatalf("a name of 255 bytes: %v", err)
+	}
+	if err := fsys.Mkdir("dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{long, "dir/" + long, long + "/x"} {
+		calls := map[string]error{
+			"open": func() error { _, err := fsys.Open(name); return err }(),
+			"create": func() error {
+				f, err := fsys.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+				if err == nil {
+					f.Close()
+				}
+				return err
+			}(),
+			"stat":      func() error { _, err := fsys.Stat(name); return err }(),
+			"lstat":     func() error { _, _, err := fsys.LstatIfPossible(name); return err }(),
+			"readlink":  func() error { _, err := fsys.ReadlinkIfPossible(name); return err }(),
+			"mkdir":     fsys.Mkdir(name, 0o755),
+			"mkdirall":  fsys.MkdirAll(name, 0o755),
+			"remove":    fsys.Remove(name),
+			"chmod":     fsys.Chmod(name, 0o600),
+			"rename":    fsys.Rename(longest, name),
+			"renamed":   fsys.Rename(name, "x"),
+			"symlink":   fsys.SymlinkIfPossible("x", name),
+			"removeall": fsys.RemoveAll(name),
+		}
+		for op, err := range calls {
+			if !errors.Is(err, syscall.ENAMETOOLONG) {
+				t.Errorf("%s of %.20s... (%d bytes): %v, want ENAMETOOLONG", op, name, len(name), err)
+			}
+		}
+	}
+}
