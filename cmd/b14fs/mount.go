@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/pkg/sftp"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
@@ -74,11 +75,35 @@ func runMount(g *globals, f mountFlags, dir, mountpoint string) error {
 	}
 	defer closer.Close()
 	mo.Dir = statfs
+	if statfs == "" {
+		mo.Usage = remoteUsage(base)
+	}
 	fsys, err := f.view.build(g, base)
 	if err != nil {
 		return err
 	}
 	return serveMount(g.std, mountpoint, fsys, mo)
+}
+
+// remoteUsage returns what tells the usage of the file system of a remote
+// base, for df on its mount: the statvfs of an SFTP server (zeros where it
+// has none); nil for a base that cannot tell (S3).
+func remoteUsage(base afero.Fs) func() (mount.Usage, error) {
+	v, ok := base.(interface{ StatVFS() (*sftp.StatVFS, error) })
+	if !ok {
+		return nil
+	}
+	return func() (mount.Usage, error) {
+		st, err := v.StatVFS()
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+			return mount.Usage{}, nil
+		case err != nil:
+			return mount.Usage{}, err
+		}
+		return mount.Usage{Bsize: uint32(st.Bsize), Frsize: uint32(st.Frsize), Blocks: st.Blocks, Bfree: st.Bfree,
+			Bavail: st.Bavail, Files: st.Files, Ffree: st.Ffree, NameLen: uint32(st.Namemax)}, nil
+	}
 }
 
 // parseMountOptions applies the -o options to mo.

@@ -41,8 +41,12 @@ type Options struct {
 	// Name is shown as the file system's source, in /proc/mounts.
 	Name string
 	// Dir is the directory the file system stores its files in, whose
-	// statfs the mount reports (df). Empty: the mount reports zeros.
+	// statfs the mount reports (df).
 	Dir string
+	// Usage, where Dir is empty, tells the usage the mount reports of the
+	// file system the files are stored in: a remote one's. Where both are
+	// empty, the mount reports zeros.
+	Usage func() (Usage, error)
 	// Writable lets programs create, write, rename and remove files and
 	// directories. Without it the mount is read-only.
 	Writable bool
@@ -66,6 +70,17 @@ type Options struct {
 	// Log, if set, is told of each error that reaches programs only as EIO,
 	// such as bad data in a file, so that its cause can be shown.
 	Log func(error)
+}
+
+// A Usage is what statfs(2) tells of a file system: its block size and
+// fragment size (the unit of the block counts), its blocks, free blocks
+// and those free to unprivileged users, its files and free files, and its
+// longest name.
+type Usage struct {
+	Bsize, Frsize         uint32
+	Blocks, Bfree, Bavail uint64
+	Files, Ffree          uint64
+	NameLen               uint32
 }
 
 // Errors of Mount, before anything is mounted.

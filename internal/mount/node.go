@@ -635,11 +635,20 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 // Statfs reports DIR's file system, with the longest name a file can have
 // once the mapping adds its suffix.
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	if n.m.opts.Dir == "" {
+	switch {
+	case n.m.opts.Dir != "":
+		if err := statfs(n.m.opts.Dir, out); err != nil {
+			return n.m.errno(err)
+		}
+	case n.m.opts.Usage != nil:
+		u, err := n.m.opts.Usage()
+		if err != nil {
+			return n.m.errno(err)
+		}
+		*out = fuse.StatfsOut{Blocks: u.Blocks, Bfree: u.Bfree, Bavail: u.Bavail, Files: u.Files, Ffree: u.Ffree,
+			Bsize: u.Bsize, Frsize: u.Frsize, NameLen: u.NameLen}
+	default:
 		return 0
-	}
-	if err := statfs(n.m.opts.Dir, out); err != nil {
-		return n.m.errno(err)
 	}
 	if fx, ok := n.m.fsys.(*fsx.Fs); ok {
 		out.NameLen -= uint32(min(fx.NameOverhead(), int(out.NameLen)))

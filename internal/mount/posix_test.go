@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
 	"golang.org/x/sys/unix"
 
 	"github.com/b14fs/b14fs/plugins/base16384"
@@ -134,6 +136,39 @@ func TestNameMax(t *testing.T) {
 	}
 	if err := os.WriteFile(tm.at(longest+"n"), []byte("x"), 0o644); !os.IsNotExist(err) && !strings.Contains(err.Error(), "too long") {
 		t.Errorf("a name longer than NAME_MAX: %v, want ENAMETOOLONG", err)
+	}
+}
+
+// TestStatfsUsage checks that a mount with no Dir reports the Usage it is
+// given (a remote DIR's), with NAME_MAX less the stored suffix; an error
+// of Usage as the errno of statfs(2); and zeros with no Usage either.
+func TestStatfsUsage(t *testing.T) {
+	want := Usage{Bsize: 4096, Frsize: 1024, Blocks: 1000, Bfree: 600, Bavail: 500, Files: 90, Ffree: 80, NameLen: 255}
+	var fail atomic.Bool
+	usage := func() (Usage, error) {
+		if fail.Load() {
+			return Usage{}, syscall.ENOTCONN
+		}
+		return want, nil
+	}
+	tm := mountView(t, "", mustFsx(t, afero.NewMemMapFs(), base16384.NewCodec()), Options{Usage: usage})
+	var st unix.Statfs_t
+	if err := unix.Statfs(tm.mnt, &st); err != nil {
+		t.Fatal(err)
+	}
+	got := Usage{Bsize: uint32(st.Bsize), Frsize: uint32(st.Frsize), Blocks: st.Blocks, Bfree: st.Bfree, Bavail: st.Bavail,
+		Files: st.Files, Ffree: st.Ffree, NameLen: uint32(st.Namelen)}
+	if want.NameLen -= 4; got != want {
+		t.Errorf("statfs: %+v, want %+v", got, want)
+	}
+	fail.Store(true)
+	if err := unix.Statfs(tm.mnt, &st); err != syscall.ENOTCONN {
+		t.Errorf("statfs while Usage fails: %v, want ENOTCONN", err)
+	}
+
+	zero := mountView(t, "", mustFsx(t, afero.NewMemMapFs(), base16384.NewCodec()), Options{})
+	if err := unix.Statfs(zero.mnt, &st); err != nil || st.Blocks != 0 || st.Files != 0 {
+		t.Errorf("statfs with neither Dir nor Usage: %+v, %v; want zeros", st, err)
 	}
 }
 

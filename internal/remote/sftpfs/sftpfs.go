@@ -207,14 +207,29 @@ func (f *Fs) tooLong(err error, names ...string) error {
 func (f *Fs) nameMax() int {
 	f.nameMaxOnce.Do(func() {
 		f.maxName = 255
-		f.call(true, func(s *session) error {
-			if st, err := s.client.StatVFS(f.root); err == nil && st.Namemax > 0 {
-				f.maxName = int(st.Namemax)
-			}
-			return nil
-		})
+		if st, err := f.StatVFS(); err == nil && st.Namemax > 0 {
+			f.maxName = int(st.Namemax)
+		}
 	})
 	return f.maxName
+}
+
+// StatVFS returns what the server tells of the file system the root is in
+// (statvfs@openssh.com): its size, free space and longest name. It fails
+// with errors.ErrUnsupported where the server has no such extension.
+func (f *Fs) StatVFS() (*sftp.StatVFS, error) {
+	var st *sftp.StatVFS
+	err := f.call(true, func(s *session) (err error) {
+		if _, ok := s.client.HasExtension("statvfs@openssh.com"); !ok {
+			return errors.ErrUnsupported
+		}
+		st, err = s.client.StatVFS(f.root)
+		return err
+	})
+	if err != nil {
+		return nil, asPathError("statvfs", ".", err)
+	}
+	return st, nil
 }
 
 // Create creates or truncates the named file.
