@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/b14fs/b14fs/internal/fsutil/rootfs"
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
 	"github.com/b14fs/b14fs/internal/testing/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/tmpfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -191,14 +191,7 @@ func TestPutWithoutRename(t *testing.T) {
 // 507 Insufficient Storage, and leave the directory as it was: the
 // previous content of a file, no file for a new name, no temporary file.
 func TestFullDisk(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
-		t.Skipf("mount tmpfs: %v", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	dir := tmpfs.Mount(t, "256k")
 	root, err := rootfs.Open(dir)
 	if err != nil {
 		t.Fatal(err)

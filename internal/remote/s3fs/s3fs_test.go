@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,6 +25,7 @@ import (
 	"github.com/b14fs/b14fs/internal/remote/s3fs"
 	"github.com/b14fs/b14fs/internal/testing/longtest"
 	"github.com/b14fs/b14fs/internal/testing/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/tmpfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -431,11 +431,7 @@ func TestRemoveOpen(t *testing.T) {
 // ENOSPC and leaves the object, which the open file reads whole; once it
 // is closed, the removal needs no copy and succeeds.
 func TestRemoveOpenFullSpool(t *testing.T) {
-	spool := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", spool).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", spool).Run() })
+	spool := tmpfs.Mount(t, "1m")
 	endpoint := fakeS3(t)
 	fsys, _ := newFsSpool(t, endpoint, "fullspool", spool)
 	writer, _ := newFs(t, endpoint, "fullspool")

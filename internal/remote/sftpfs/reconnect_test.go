@@ -33,6 +33,11 @@ func dialAt(t testing.TB, s *remotetest.SSH, addr string) *sftpfs.Fs {
 
 // dialTimeout is dialAt with another timeout.
 func dialTimeout(t testing.TB, s *remotetest.SSH, addr string, timeout time.Duration) *sftpfs.Fs {
+	return dialRoot(t, s, addr, timeout, s.Root)
+}
+
+// dialRoot is dialTimeout with another root than s.Root.
+func dialRoot(t testing.TB, s *remotetest.SSH, addr string, timeout time.Duration, root string) *sftpfs.Fs {
 	t.Helper()
 	t.Setenv("SSH_AUTH_SOCK", "")
 	known := filepath.Join(t.TempDir(), "known_hosts")
@@ -42,7 +47,7 @@ func dialTimeout(t testing.TB, s *remotetest.SSH, addr string, timeout time.Dura
 	fsys, err := sftpfs.Dial(sftpfs.Config{
 		Addr: addr, User: s.User, KeyFiles: []string{s.KeyFile}, KnownHosts: []string{known},
 		Timeout: timeout,
-	}, s.Root)
+	}, root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -214,6 +214,15 @@ func (f *Fs) nameMax() int {
 	return f.maxName
 }
 
+// full reports whether the server's file system the root is in has less
+// than 1 MiB free for unprivileged users, as its statvfs@openssh.com says,
+// so that a write it refused with a plain failure failed for want of
+// space.
+func (f *Fs) full() bool {
+	st, err := f.StatVFS()
+	return err == nil && st.Bavail*st.Frsize < 1<<20
+}
+
 // StatVFS returns what the server tells of the file system the root is in
 // (statvfs@openssh.com): its size, free space and longest name. It fails
 // with errors.ErrUnsupported where the server has no such extension.

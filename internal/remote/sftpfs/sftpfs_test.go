@@ -22,6 +22,7 @@ import (
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
 	"github.com/b14fs/b14fs/internal/testing/remotetest"
+	"github.com/b14fs/b14fs/internal/testing/tmpfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -470,12 +471,7 @@ func TestSymlinks(t *testing.T) {
 	if err := os.Symlink("dir", filepath.Join(s.Root, "dirlink")); err != nil {
 		t.Fatal(err)
 	}
-	under, err := sftpfs.Dial(sftpfs.Config{Addr: s.Addr, User: s.User, KeyFiles: []string{s.KeyFile},
-		KnownHosts: []string{s.KnownHosts}}, filepath.Join(s.Root, "dirlink"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer under.Close()
+	under := dialRoot(t, s, s.Addr, reconnectTimeout, filepath.Join(s.Root, "dirlink"))
 	if info, _, err := under.LstatIfPossible(""); err != nil || !info.IsDir() {
 		t.Errorf("the root, a link to a directory: %v, %v", info, err)
 	}
@@ -581,5 +577,47 @@ func TestStatVFS(t *testing.T) {
 	}
 	if st.Bsize != uint64(local.Bsize) || st.Blocks != local.Blocks || st.Namemax != uint64(local.Namelen) || st.Files != local.Files {
 		t.Errorf("StatVFS: %+v; statfs(2): %+v", st, local)
+	}
+}
+
+// TestFullDisk writes to a server whose disk is full (a 1 MiB tmpfs):
+// the writes fail with ENOSPC, as on a local disk, not with the server's
+// plain refusal (EIO through a mount); through fsx the file keeps what it
+// held, and no temporary file is left.
+func TestFullDisk(t *testing.T) {
+	s := remotetest.SSHD(t)
+	small := tmpfs.Mount(t, "1m")
+	if err := os.Chmod(small, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	fsys := dialRoot(t, s, s.Addr, reconnectTimeout, small)
+	f, err := fsys.Create("raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Write(make([]byte, 2<<20))
+	f.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("writing 2 MiB to a 1 MiB disk: %v, want ENOSPC", err)
+	}
+	if err := fsys.Remove("raw"); err != nil {
+		t.Fatal(err)
+	}
+
+	enc, err := fsx.New(fsys.NoFollow(), base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(enc, "kept", []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(enc, "kept", make([]byte, 2<<20), 0o644); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("through fsx: %v, want ENOSPC", err)
+	}
+	if got, err := afero.ReadFile(enc, "kept"); err != nil || string(got) != "kept\n" {
+		t.Errorf("after the failed write: %q, %v", got, err)
+	}
+	if entries, err := os.ReadDir(small); err != nil || len(entries) != 1 {
+		t.Errorf("left on the server: %v, %v", entries, err)
 	}
 }

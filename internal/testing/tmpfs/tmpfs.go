@@ -1,0 +1,26 @@
+// Package tmpfs gives tests a small file system of their own to fill: a
+// tmpfs of a given size, for what must happen when a disk is full.
+package tmpfs
+
+import (
+	"os/exec"
+	"testing"
+)
+
+// Mount mounts a tmpfs of size (as mount(8) takes it: "1m", "256k") on a
+// new temporary directory, returns the directory, and unmounts it when the
+// test ends. It skips the test where it cannot mount one (not root).
+func Mount(t testing.TB, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+			exec.Command("umount", "-l", dir).Run()
+		}
+	})
+	return dir
+}
