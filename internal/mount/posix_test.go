@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/sys/unix"
 
+	"github.com/b14fs/b14fs/internal/testing/tmpfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
 
@@ -207,6 +208,39 @@ func TestNameMaxSFTP(t *testing.T) {
 	}
 	if !strings.Contains(local, fmt.Sprintf(" %d", syscall.ENAMETOOLONG)) {
 		t.Errorf("no ENAMETOOLONG locally:\n%s", local)
+	}
+}
+
+// TestMoveAcrossSFTPFileSystems moves a file and a directory, through a
+// mount over SFTP, into a directory of the server that is another file
+// system: the server refuses the rename, the mount answers EXDEV as a local
+// file system does, and mv copies instead.
+func TestMoveAcrossSFTPFileSystems(t *testing.T) {
+	need(t, "mv", "sh")
+	tm := mountSFTP(t, Options{Writable: true})
+	other := filepath.Join(tm.back, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmpfs.MountAt(t, other, "1m")
+	if err := os.WriteFile(tm.at("file"), []byte("data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(tm.at("dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tm.at("dir/x"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tm.at("file"), tm.at("other/file")); !errors.Is(err, syscall.EXDEV) {
+		t.Errorf("rename(2) to another file system of the server: %v, want EXDEV", err)
+	}
+	run(t, tm.mnt, "sh", "-c", "mv file other/ && mv dir other/")
+	if got := run(t, tm.mnt, "cat", "other/file", "other/dir/x"); got != "data\nx\n" {
+		t.Errorf("moved: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(other, "file.b14")); err != nil {
+		t.Error(err)
 	}
 }
 

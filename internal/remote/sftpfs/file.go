@@ -39,9 +39,8 @@ func (f *file) use(name string, op func(*sftp.File) error) error {
 	s, sf := f.handle()
 	err := op(sf)
 	if !s.lost(err) {
-		if (name == "write" || name == "truncate" || name == "sync") && plainFailure(err) && f.fs.full() {
-			// OpenSSH answers ENOSPC (and EDQUOT) with a plain failure.
-			return &fs.PathError{Op: name, Path: f.name, Err: syscall.ENOSPC}
+		if (name == "write" || name == "truncate" || name == "sync") && plainFailure(err) {
+			return &fs.PathError{Op: name, Path: f.name, Err: refused(s.client, err, f.path)}
 		}
 		return err
 	}

@@ -62,7 +62,7 @@ func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
 				return fs.ErrExist
 			}
 		}
-		return err
+		return refused(s.client, err, p)
 	})
 	return linkError("symlink", oldname, newname, f.tooLong(err, newname))
 }
@@ -125,6 +125,6 @@ func (f *Fs) setstat(op, name string, set func(s *session, p string) error) erro
 		if info.Mode()&os.ModeSymlink != 0 {
 			return errors.ErrUnsupported
 		}
-		return set(s, p)
+		return refused(s.client, set(s, p), p)
 	}))
 }

@@ -214,13 +214,41 @@ func (f *Fs) nameMax() int {
 	return f.maxName
 }
 
-// full reports whether the server's file system the root is in has less
-// than 1 MiB free for unprivileged users, as its statvfs@openssh.com says,
-// so that a write it refused with a plain failure failed for want of
-// space.
-func (f *Fs) full() bool {
-	st, err := f.StatVFS()
-	return err == nil && st.Bavail*st.Frsize < 1<<20
+// statVFSFlagReadOnly is the ST_RDONLY bit of the flags of
+// statvfs@openssh.com.
+const statVFSFlagReadOnly = 0x1
+
+// statVFS returns the server's statvfs@openssh.com of p, or nil where it
+// cannot tell.
+func statVFS(c *sftp.Client, p string) *sftp.StatVFS {
+	if _, ok := c.HasExtension("statvfs@openssh.com"); !ok {
+		return nil
+	}
+	st, err := c.StatVFS(p)
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// refused returns the errno a local file system gives for a change at p
+// that the server refused with a plain failure, OpenSSH's answer for most
+// errnos, where the statvfs of p's directory tells why: EROFS on a
+// read-only file system, ENOSPC on one with less than 1 MiB free for
+// unprivileged users; else err (a quota: EIO through a mount).
+func refused(c *sftp.Client, err error, p string) error {
+	if !plainFailure(err) {
+		return err
+	}
+	st := statVFS(c, path.Dir(p))
+	switch {
+	case st == nil:
+	case st.Flag&statVFSFlagReadOnly != 0:
+		return syscall.EROFS
+	case st.Bavail*st.Frsize < 1<<20:
+		return syscall.ENOSPC
+	}
+	return err
 }
 
 // StatVFS returns what the server tells of the file system the root is in
@@ -314,7 +342,7 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	err = f.call(!file.writable, func(s *session) error {
 		sf, err := s.client.OpenFile(p, flag)
 		if err != nil {
-			return err
+			return refused(s.client, err, p)
 		}
 		if created {
 			if err := sf.Chmod(perm.Perm()); err != nil {
@@ -346,7 +374,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	p := f.remote(name)
 	return f.pathError("mkdir", name, f.call(false, func(s *session) error {
 		if err := s.client.Mkdir(p); err != nil {
-			return err
+			return refused(s.client, err, p)
 		}
 		return s.client.Chmod(p, perm.Perm())
 	}))
@@ -370,7 +398,7 @@ func (f *Fs) Remove(name string) error {
 		if plainFailure(err) && nonEmptyDir(s.client, p) {
 			return syscall.ENOTEMPTY
 		}
-		return err
+		return refused(s.client, err, p)
 	}))
 }
 
@@ -394,9 +422,17 @@ func nonEmptyDir(c *sftp.Client, p string) bool {
 
 // renameFailure returns the errno a local file system gives for renaming
 // from over to where the server said no more than plainFailure, or that a
-// file does not exist (OpenSSH's answer for ENOTDIR): EISDIR, ENOTDIR or
-// ENOTEMPTY when the two names say why, else err.
+// file does not exist (OpenSSH's answer for ENOTDIR): EXDEV between two
+// file systems, EISDIR, ENOTDIR or ENOTEMPTY when the two names say why,
+// else what refused finds, else err.
 func renameFailure(c *sftp.Client, err error, from, to string) error {
+	if plainFailure(err) {
+		// Two file systems (their IDs differ): EXDEV, on which mv copies.
+		fst, tst := statVFS(c, path.Dir(from)), statVFS(c, path.Dir(to))
+		if fst != nil && tst != nil && fst.Fsid != 0 && tst.Fsid != 0 && fst.Fsid != tst.Fsid {
+			return syscall.EXDEV
+		}
+	}
 	fi, ferr := c.Lstat(from)
 	ti, terr := c.Lstat(to)
 	switch {
@@ -408,7 +444,7 @@ func renameFailure(c *sftp.Client, err error, from, to string) error {
 	case fi.IsDir() && nonEmptyDir(c, to):
 		return syscall.ENOTEMPTY
 	}
-	return err
+	return refused(c, err, to)
 }
 
 // RemoveAll removes name and everything under it; never the root.

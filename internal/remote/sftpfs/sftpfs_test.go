@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -619,5 +620,57 @@ func TestFullDisk(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(small); err != nil || len(entries) != 1 {
 		t.Errorf("left on the server: %v, %v", entries, err)
+	}
+}
+
+// TestRefusals checks the errnos of changes the server refuses with a
+// plain failure, told apart by its statvfs as a local file system tells
+// them: EXDEV for a rename between two file systems (on which mv copies),
+// EROFS for every change on a read-only one.
+func TestRefusals(t *testing.T) {
+	s := remotetest.SSHD(t)
+	fsys := dial(t, s)
+	other := tmpfs.Mount(t, "1m")
+	if err := os.Symlink(other, filepath.Join(s.Root, "other")); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(fsys, "file", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Rename("file", "other/file"); !errors.Is(err, syscall.EXDEV) {
+		t.Errorf("a rename to another file system: %v, want EXDEV", err)
+	}
+
+	if err := afero.WriteFile(fsys, "other/kept", []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Mkdir("other/dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-o", "remount,ro", other).CombinedOutput(); err != nil {
+		t.Fatalf("remount,ro: %v: %s", err, out)
+	}
+	for op, err := range map[string]error{
+		"create":  func() error { _, err := fsys.Create("other/new"); return err }(),
+		"mkdir":   fsys.Mkdir("other/new", 0o755),
+		"remove":  fsys.Remove("other/kept"),
+		"rmdir":   fsys.Remove("other/dir"),
+		"rename":  fsys.Rename("other/kept", "other/moved"),
+		"chmod":   fsys.Chmod("other/kept", 0o600),
+		"chtimes": fsys.Chtimes("other/kept", time.Now(), time.Now()),
+		"symlink": fsys.SymlinkIfPossible("kept", "other/link"),
+		"write": func() error {
+			f, err := fsys.OpenFile("other/kept", os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.Write([]byte("y"))
+			return err
+		}(),
+	} {
+		if !errors.Is(err, syscall.EROFS) {
+			t.Errorf("%s on a read-only file system: %v, want EROFS", op, err)
+		}
 	}
 }

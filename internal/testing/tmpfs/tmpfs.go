@@ -12,7 +12,12 @@ import (
 // test ends. It skips the test where it cannot mount one (not root).
 func Mount(t testing.TB, size string) string {
 	t.Helper()
-	dir := t.TempDir()
+	return MountAt(t, t.TempDir(), size)
+}
+
+// MountAt is Mount on dir, an empty directory.
+func MountAt(t testing.TB, dir, size string) string {
+	t.Helper()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a tmpfs (needs root): %v: %s", err, out)
 	}
