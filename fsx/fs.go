@@ -146,7 +146,18 @@ type target struct {
 // resolve finds what the shown name denotes. A mapped regular file comes
 // first, then a directory of that name, then (with ShowUnmapped) an unmapped
 // file. When nothing exists, the target is where a new file would be stored.
-func (f *Fs) resolve(name string) (target, error) {
+func (f *Fs) resolve(name string) (target, error) { return f.resolveKnown(name, nil) }
+
+// A lookup is the base's Stat of the mapped stored name of a shown name,
+// made already (by link, as an Lstat of a file that is no link).
+type lookup struct {
+	info os.FileInfo
+	err  error
+}
+
+// resolveKnown is resolve, with the base's Stat of the mapped stored name
+// taken from known when it is set.
+func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 	if isRoot(name) {
 		info, err := f.base.Stat(name)
 		return target{stored: name, info: info}, err
@@ -155,7 +166,13 @@ func (f *Fs) resolve(name string) (target, error) {
 	stored, mapped := f.names.storedName(base)
 	if mapped {
 		p := dir + stored
-		info, err := f.base.Stat(p)
+		var info os.FileInfo
+		var err error
+		if known != nil {
+			info, err = known.info, known.err
+		} else {
+			info, err = f.base.Stat(p)
+		}
 		switch {
 		case err == nil && !info.IsDir():
 			return target{stored: p, info: info, encoded: !isSpecial(info)}, nil
@@ -187,8 +204,11 @@ func (f *Fs) showsUnmapped(name string) bool {
 }
 
 // existing resolves name and reports fs.ErrNotExist when nothing is there.
-func (f *Fs) existing(name string) (target, error) {
-	t, err := f.resolve(name)
+func (f *Fs) existing(name string) (target, error) { return f.existingKnown(name, nil) }
+
+// existingKnown is existing with resolveKnown.
+func (f *Fs) existingKnown(name string, known *lookup) (target, error) {
+	t, err := f.resolveKnown(name, known)
 	if err == nil && t.info == nil {
 		err = fs.ErrNotExist
 	}
@@ -336,8 +356,11 @@ func (f *Fs) rename(oldname, newname string) error {
 
 // Stat returns a FileInfo for the named file, with its shown name and
 // decoded size.
-func (f *Fs) Stat(name string) (os.FileInfo, error) {
-	t, err := f.existing(name)
+func (f *Fs) Stat(name string) (os.FileInfo, error) { return f.stat(name, nil) }
+
+// stat is Stat with existingKnown.
+func (f *Fs) stat(name string, known *lookup) (os.FileInfo, error) {
+	t, err := f.existingKnown(name, known)
 	if err != nil {
 		return nil, pathError("stat", name, err)
 	}

@@ -43,32 +43,43 @@ type storedLink struct {
 
 // link finds the link that the shown name denotes, if it denotes one.
 func (f *Fs) link(name string) (storedLink, bool, error) {
+	l, ok, _, err := f.linkLookup(name)
+	return l, ok, err
+}
+
+// linkLookup is link, and returns too, where the name is no link, the
+// lookup of its mapped stored name that it made, if it made one: the
+// base's Stat would answer the same (a file that is no link, or none).
+func (f *Fs) linkLookup(name string) (storedLink, bool, *lookup, error) {
 	ls, ok := f.base.(afero.Lstater)
 	if !ok || isRoot(name) {
-		return storedLink{}, false, nil
+		return storedLink{}, false, nil, nil
 	}
 	dir, base := filepath.Split(name)
+	var known *lookup
 	if stored, mapped := f.names.storedName(base); mapped {
 		info, _, err := ls.LstatIfPossible(dir + stored)
 		switch {
 		case err == nil && info.Mode()&os.ModeSymlink != 0:
-			return storedLink{dir + stored, info}, true, nil
+			return storedLink{dir + stored, info}, true, nil, nil
 		case err == nil && !info.IsDir():
-			return storedLink{}, false, nil // a mapped file: it wins the name
+			return storedLink{}, false, &lookup{info: info}, nil // a mapped file: it wins the name
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return storedLink{}, false, err
+			return storedLink{}, false, nil, err
+		case err != nil:
+			known = &lookup{err: err}
 		}
 	}
 	if f.showsUnmapped(base) {
 		info, _, err := ls.LstatIfPossible(name)
 		switch {
 		case err == nil && info.Mode()&os.ModeSymlink != 0:
-			return storedLink{name, info}, true, nil
+			return storedLink{name, info}, true, nil, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return storedLink{}, false, err
+			return storedLink{}, false, nil, err
 		}
 	}
-	return storedLink{}, false, nil
+	return storedLink{}, false, known, nil
 }
 
 // LstatIfPossible returns the FileInfo of the named file, directory or
@@ -77,12 +88,12 @@ func (f *Fs) link(name string) (storedLink, bool, error) {
 // shown target.
 func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 	_, lstater := f.base.(afero.Lstater)
-	l, ok, err := f.link(name)
+	l, ok, known, err := f.linkLookup(name)
 	if err != nil {
 		return nil, lstater, pathError("lstat", name, err)
 	}
 	if !ok {
-		info, err := f.Stat(name)
+		info, err := f.stat(name, known)
 		return info, lstater, err
 	}
 	target, err := f.readlink(l)

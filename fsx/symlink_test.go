@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -122,4 +123,51 @@ type linkFs struct {
 
 func (l linkFs) SymlinkIfPossible(oldname, newname string) error {
 	return os.Symlink(oldname, filepath.Join(l.dir, newname))
+}
+
+// A lookupCounter counts the base's Stat and LstatIfPossible calls: each
+// is a round trip over a remote base.
+type lookupCounter struct {
+	afero.Fs
+	n atomic.Int64
+}
+
+func (c *lookupCounter) Stat(name string) (os.FileInfo, error) {
+	c.n.Add(1)
+	return c.Fs.Stat(name)
+}
+
+func (c *lookupCounter) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	c.n.Add(1)
+	return c.Fs.(afero.Lstater).LstatIfPossible(name)
+}
+
+// TestLstatLookups checks that LstatIfPossible looks each base name up
+// once: the Lstat that finds a name is no link also tells what it is.
+func TestLstatLookups(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base := &lookupCounter{Fs: afero.NewBasePathFs(afero.NewOsFs(), dir)}
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "file", []byte("content\n"))
+	if err := fsys.Mkdir("dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want int64 // base lookups
+	}{
+		{"file", 1},    // file.b14
+		{"dir", 2},     // dir.b14, dir
+		{"missing", 2}, // missing.b14, missing
+	} {
+		base.n.Store(0)
+		info, _, err := fsys.LstatIfPossible(tc.name)
+		if tc.name != "missing" && (err != nil || info.Name() != tc.name) {
+			t.Errorf("LstatIfPossible(%s) = %v, %v", tc.name, info, err)
+		}
+		if got := base.n.Load(); got != tc.want {
+			t.Errorf("LstatIfPossible(%s): %d base lookups, want %d", tc.name, got, tc.want)
+		}
+	}
 }
