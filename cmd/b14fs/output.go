@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"syscall"
 
@@ -120,7 +122,7 @@ func locationError(loc string, err error) error {
 // a temporary file renamed over it (SFTP) or the object's new content
 // (S3), stored on success only, as openOutput's local files are.
 func openRemoteOutput(std stdio, loc string, opts remote.Options) (*output, error) {
-	fsys, base, conn, err := remote.OpenFile(loc, opts)
+	fsys, base, conn, err := openRemoteTarget(loc, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +144,38 @@ func openRemoteOutput(std stdio, loc string, opts remote.Options) (*output, erro
 		}
 		return nil
 	}}, nil
+}
+
+// openRemoteTarget is remote.OpenFile for the file loc names once every
+// symbolic link on the way is followed on the server, as resolveLinks
+// does for a local path: a target relative to the link's directory, or
+// absolute. Each link followed costs a new connection.
+func openRemoteTarget(loc string, opts remote.Options) (fsys afero.Fs, name string, closer io.Closer, err error) {
+	given := loc
+	for range maxLinks {
+		if fsys, name, closer, err = remote.OpenFile(loc, opts); err != nil {
+			return nil, "", nil, err
+		}
+		lr, ok := fsys.(afero.LinkReader)
+		if !ok {
+			return fsys, name, closer, nil
+		}
+		target, err := lr.ReadlinkIfPossible(name)
+		if err != nil {
+			return fsys, name, closer, nil // not a link, or absent
+		}
+		closer.Close()
+		u, err := url.Parse(loc)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if !path.IsAbs(target) {
+			target = path.Join(path.Dir(u.Path), target)
+		}
+		u.Path = target
+		loc = u.String()
+	}
+	return nil, "", nil, locationError(given, syscall.ELOOP)
 }
 
 // resolveLinks returns the file that path names once every symbolic link
