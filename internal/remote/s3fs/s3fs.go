@@ -170,12 +170,20 @@ func (f *Fs) key(name string) (string, bool) {
 	return f.prefix + rel, false
 }
 
+// maxKey is the length of the longest object key, in bytes, that Amazon S3
+// and MinIO take.
+const maxKey = 1024
+
 // checkName refuses names holding a backslash, which some stores
 // (SeaweedFS) take for a slash, so that such a name would open another
-// file.
-func checkName(name string) error {
+// file; and, with ENAMETOOLONG, names whose key would be longer than
+// stores take, with room for the slash of a directory's marker.
+func (f *Fs) checkName(name string) error {
 	if strings.Contains(name, `\`) {
 		return fmt.Errorf("%w: a backslash in a name (stores take it for a slash)", fs.ErrInvalid)
+	}
+	if k, _ := f.key(name); len(k) >= maxKey {
+		return fmt.Errorf("%w: a key of %d bytes (at most %d: stores take %d with a directory's slash)", syscall.ENAMETOOLONG, len(k), maxKey-1, maxKey)
 	}
 	return nil
 }
@@ -246,7 +254,7 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 }
 
 func (f *Fs) stat(name string) (*fileInfo, error) {
-	if err := checkName(name); err != nil {
+	if err := f.checkName(name); err != nil {
 		return nil, err
 	}
 	key, root := f.key(name)
@@ -387,7 +395,7 @@ func (f *Fs) openRead(name string) (afero.File, error) {
 // Replace returns the pending new content of name: Close stores it in the
 // object whole, Discard drops it. It is how fsx writes.
 func (f *Fs) Replace(name string, perm os.FileMode) (fsx.Replacement, error) {
-	err := checkName(name)
+	err := f.checkName(name)
 	if err == nil {
 		err = f.checkParent(name)
 	}
@@ -522,7 +530,7 @@ func (f *Fs) removeKey(key string) error {
 // RemoveAll removes name and, for a directory, every object under it,
 // each before the marker of its directory. It never removes the root.
 func (f *Fs) RemoveAll(name string) error {
-	if err := checkName(name); err != nil {
+	if err := f.checkName(name); err != nil {
 		return pathError("removeall", name, err)
 	}
 	key, root := f.key(name)

@@ -898,3 +898,34 @@ func TestExclusiveCreateFallback(t *testing.T) {
 		t.Errorf("creating an existing name: %v, want fs.ErrExist", err)
 	}
 }
+
+// TestKeyTooLong checks that a name whose key would be longer than stores
+// take fails with ENAMETOOLONG, before any request, in every call; one
+// slash short of it works.
+func TestKeyTooLong(t *testing.T) {
+	endpoint := fakeS3(t)
+	fsys, requests := newFs(t, endpoint, "long")
+	room := 1023 - len("long/") // the longest key takes 1023 bytes
+	fits := strings.Repeat("n", room)
+	if err := afero.WriteFile(fsys, fits, []byte("x"), 0o644); err != nil {
+		t.Fatalf("the longest name: %v", err)
+	}
+	long := fits + "g"
+	before := requests.Requests()
+	for op, err := range map[string]error{
+		"stat":      func() error { _, err := fsys.Stat(long); return err }(),
+		"open":      func() error { _, err := fsys.Open(long); return err }(),
+		"create":    func() error { _, err := fsys.Create(long); return err }(),
+		"mkdir":     fsys.Mkdir(long, 0o755),
+		"mkdirall":  fsys.MkdirAll(long, 0o755),
+		"remove":    fsys.Remove(long),
+		"removeall": fsys.RemoveAll(long),
+	} {
+		if !errors.Is(err, syscall.ENAMETOOLONG) {
+			t.Errorf("%s of a name whose key is 1,024 bytes: %v, want ENAMETOOLONG", op, err)
+		}
+	}
+	if n := requests.Requests() - before; n != 0 {
+		t.Errorf("%d requests for names too long, want none", n)
+	}
+}
