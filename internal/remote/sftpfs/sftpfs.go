@@ -27,7 +27,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -182,85 +181,13 @@ func (f *Fs) pathError(op, name string, err error) error {
 	return asPathError(op, name, f.tooLong(err, name))
 }
 
-// tooLong returns syscall.ENAMETOOLONG for err, the server's refusal of a
-// call naming names, when one of their elements is longer than the server
-// takes (OpenSSH answers that with SSH_FX_BAD_MESSAGE, which would show
-// as EIO); else err.
-func (f *Fs) tooLong(err error, names ...string) error {
-	var se *sftp.StatusError
-	if !errors.As(err, &se) || se.FxCode() != sftp.ErrSSHFxFailure && se.FxCode() != sftp.ErrSSHFxBadMessage {
-		return err
-	}
-	for _, name := range names {
-		for e := range strings.SplitSeq(name, "/") {
-			if len(e) > f.nameMax() {
-				return syscall.ENAMETOOLONG
-			}
-		}
-	}
-	return err
-}
-
-// nameMax returns the longest name the server takes in the root's file
-// system, as its statvfs@openssh.com says, asked once; else 255, the
-// common NAME_MAX.
-func (f *Fs) nameMax() int {
-	f.nameMaxOnce.Do(func() {
-		f.maxName = 255
-		if st, err := f.StatVFS(); err == nil && st.Namemax > 0 {
-			f.maxName = int(st.Namemax)
-		}
-	})
-	return f.maxName
-}
-
-// statVFSFlagReadOnly is the ST_RDONLY bit of the flags of
-// statvfs@openssh.com.
-const statVFSFlagReadOnly = 0x1
-
-// statVFS returns the server's statvfs@openssh.com of p, or nil where it
-// cannot tell.
-func statVFS(c *sftp.Client, p string) *sftp.StatVFS {
-	if _, ok := c.HasExtension("statvfs@openssh.com"); !ok {
-		return nil
-	}
-	st, err := c.StatVFS(p)
-	if err != nil {
-		return nil
-	}
-	return st
-}
-
-// refused returns the errno a local file system gives for a change at p
-// that the server refused with a plain failure, OpenSSH's answer for most
-// errnos, where the statvfs of p's directory tells why: EROFS on a
-// read-only file system, ENOSPC on one with less than 1 MiB free for
-// unprivileged users; else err (a quota: EIO through a mount).
-func refused(c *sftp.Client, err error, p string) error {
-	if !plainFailure(err) {
-		return err
-	}
-	st := statVFS(c, path.Dir(p))
-	switch {
-	case st == nil:
-	case st.Flag&statVFSFlagReadOnly != 0:
-		return syscall.EROFS
-	case st.Bavail*st.Frsize < 1<<20:
-		return syscall.ENOSPC
-	}
-	return err
-}
-
 // StatVFS returns what the server tells of the file system the root is in
 // (statvfs@openssh.com): its size, free space and longest name. It fails
 // with errors.ErrUnsupported where the server has no such extension.
 func (f *Fs) StatVFS() (*sftp.StatVFS, error) {
 	var st *sftp.StatVFS
 	err := f.call(true, func(s *session) (err error) {
-		if _, ok := s.client.HasExtension("statvfs@openssh.com"); !ok {
-			return errors.ErrUnsupported
-		}
-		st, err = s.client.StatVFS(f.root)
+		st, err = statVFS(s.client, f.root)
 		return err
 	})
 	if err != nil {
@@ -400,51 +327,6 @@ func (f *Fs) Remove(name string) error {
 		}
 		return refused(s.client, err, p)
 	}))
-}
-
-// plainFailure reports whether err is SFTP's plain failure
-// (SSH_FX_FAILURE), which a server (OpenSSH) answers for most errnos, so
-// that a removal or rename that a local file system fails with ENOTEMPTY,
-// EISDIR or ENOTDIR would show as EIO.
-func plainFailure(err error) bool {
-	var se *sftp.StatusError
-	return errors.As(err, &se) && se.FxCode() == sftp.ErrSSHFxFailure
-}
-
-// nonEmptyDir reports whether p is a directory with entries.
-func nonEmptyDir(c *sftp.Client, p string) bool {
-	if info, err := c.Lstat(p); err != nil || !info.IsDir() {
-		return false
-	}
-	entries, err := c.ReadDir(p)
-	return err == nil && len(entries) > 0
-}
-
-// renameFailure returns the errno a local file system gives for renaming
-// from over to where the server said no more than plainFailure, or that a
-// file does not exist (OpenSSH's answer for ENOTDIR): EXDEV between two
-// file systems, EISDIR, ENOTDIR or ENOTEMPTY when the two names say why,
-// else what refused finds, else err.
-func renameFailure(c *sftp.Client, err error, from, to string) error {
-	if plainFailure(err) {
-		// Two file systems (their IDs differ): EXDEV, on which mv copies.
-		fst, tst := statVFS(c, path.Dir(from)), statVFS(c, path.Dir(to))
-		if fst != nil && tst != nil && fst.Fsid != 0 && tst.Fsid != 0 && fst.Fsid != tst.Fsid {
-			return syscall.EXDEV
-		}
-	}
-	fi, ferr := c.Lstat(from)
-	ti, terr := c.Lstat(to)
-	switch {
-	case ferr != nil || terr != nil:
-	case ti.IsDir() && !fi.IsDir():
-		return syscall.EISDIR
-	case fi.IsDir() && !ti.IsDir():
-		return syscall.ENOTDIR
-	case fi.IsDir() && nonEmptyDir(c, to):
-		return syscall.ENOTEMPTY
-	}
-	return refused(c, err, to)
 }
 
 // RemoveAll removes name and everything under it; never the root.
