@@ -2,6 +2,7 @@ package sftpfs
 
 import (
 	"errors"
+	"io/fs"
 	"path"
 	"strings"
 	"syscall"
@@ -60,6 +61,17 @@ func statVFS(c *sftp.Client, p string) (*sftp.StatVFS, error) {
 		return nil, errors.ErrUnsupported
 	}
 	return c.StatVFS(p)
+}
+
+// existed returns fs.ErrExist for err, the server's plain failure to make
+// p, where p exists: OpenSSH's answer for EEXIST.
+func existed(c *sftp.Client, err error, p string) error {
+	if plainFailure(err) {
+		if _, lerr := c.Lstat(p); lerr == nil {
+			return fs.ErrExist
+		}
+	}
+	return err
 }
 
 // refused returns the errno a local file system gives for a change at p

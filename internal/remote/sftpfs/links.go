@@ -2,7 +2,6 @@ package sftpfs
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"time"
 
@@ -55,14 +54,7 @@ func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
 	p := f.remote(newname)
 	err := f.call(false, func(s *session) error {
-		err := s.client.Symlink(oldname, p)
-		if plainFailure(err) {
-			// OpenSSH answers an existing newname with a plain failure.
-			if _, lerr := s.client.Lstat(p); lerr == nil {
-				return fs.ErrExist
-			}
-		}
-		return refused(s.client, err, p)
+		return refused(s.client, existed(s.client, s.client.Symlink(oldname, p), p), p)
 	})
 	return linkError("symlink", oldname, newname, f.tooLong(err, newname))
 }

@@ -269,6 +269,10 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	err = f.call(!file.writable, func(s *session) error {
 		sf, err := s.client.OpenFile(p, flag)
 		if err != nil {
+			if exclusive(flag) {
+				// Another client created it since the Stat.
+				err = existed(s.client, err, p)
+			}
 			return refused(s.client, err, p)
 		}
 		if created {
@@ -280,13 +284,6 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		file.s, file.sf = s, sf
 		return nil
 	})
-	if err != nil && exclusive(flag) {
-		// Another client created it since the Stat: OpenSSH answers that
-		// with a plain failure.
-		if f.call(true, func(s *session) error { _, err := s.client.Lstat(p); return err }) == nil {
-			err = fs.ErrExist
-		}
-	}
 	if err != nil {
 		return nil, f.pathError("open", name, err)
 	}
@@ -301,7 +298,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	p := f.remote(name)
 	return f.pathError("mkdir", name, f.call(false, func(s *session) error {
 		if err := s.client.Mkdir(p); err != nil {
-			return refused(s.client, err, p)
+			return refused(s.client, existed(s.client, err, p), p)
 		}
 		return s.client.Chmod(p, perm.Perm())
 	}))

@@ -674,3 +674,25 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestMkdirExisting checks that making a directory over anything that
+// exists fails with fs.ErrExist, as mkdir(2) does, not with the server's
+// plain failure.
+func TestMkdirExisting(t *testing.T) {
+	s := remotetest.SSHD(t)
+	fsys := dial(t, s)
+	if err := fsys.Mkdir("dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(fsys, "file", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.SymlinkIfPossible("nowhere", "link"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"dir", "file", "link"} {
+		if err := fsys.Mkdir(name, 0o755); !errors.Is(err, fs.ErrExist) {
+			t.Errorf("mkdir over %s: %v, want fs.ErrExist", name, err)
+		}
+	}
+}
