@@ -296,13 +296,6 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 				}
 			}
 			if err := n.chtimes(p, atime, mtime); err != nil {
-				if n.Mode() == syscall.S_IFLNK && errors.Is(err, errors.ErrUnsupported) {
-					// The base cannot set a link's own times (SFTP):
-					// ENOSYS, as lutimes fails where the system cannot,
-					// which cp -a and rsync -a take for "keep no link
-					// times", not for a failure.
-					return syscall.ENOSYS
-				}
 				return n.m.errno(err)
 			}
 		}
@@ -331,12 +324,22 @@ func (n *node) chown(p string, uid, gid int) error {
 	return err
 }
 
-// chtimes sets the times of the file at p, of a link itself.
+// chtimes sets the times of the file at p, of a link itself. Where the
+// base cannot set a link's (SFTP), it fails with ENOSYS, as lutimes does
+// where the system cannot, which cp -a and rsync -a take for "keep no
+// link times", not for a failure.
 func (n *node) chtimes(p string, atime, mtime time.Time) error {
-	if lc, ok := n.m.fsys.(fsx.Lchtimeser); ok && n.Mode() == syscall.S_IFLNK {
-		return lc.Lchtimes(p, atime, mtime)
+	link := n.Mode() == syscall.S_IFLNK
+	var err error
+	if lc, ok := n.m.fsys.(fsx.Lchtimeser); ok && link {
+		err = lc.Lchtimes(p, atime, mtime)
+	} else {
+		err = n.m.fsys.Chtimes(p, atime, mtime)
 	}
-	return n.m.fsys.Chtimes(p, atime, mtime)
+	if link && errors.Is(err, errors.ErrUnsupported) {
+		return syscall.ENOSYS
+	}
+	return err
 }
 
 // Mknod makes a FIFO, a socket (a program binding a Unix socket makes
