@@ -128,7 +128,7 @@ func (e dirEntry) Info() (fs.FileInfo, error) {
 	if !e.encoded {
 		return asShown(e.info, e.name), nil
 	}
-	info, err := e.fsys.decodedInfo(e.name, e.stored)
+	info, err := e.fsys.decodedInfo(e.name, e.stored, seen{})
 	if err != nil {
 		return nil, pathError("stat", filepath.Join(filepath.Dir(e.stored), e.name), err)
 	}

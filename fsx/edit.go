@@ -103,17 +103,29 @@ func (s *streamEdit) commit() error {
 		s.tmp.Abort()
 		return err
 	}
-	if err := s.keepAttrs(); err != nil {
+	// One Stat of the stored file, and one of the temporary file, serve
+	// all that follows: each is a round trip over a network.
+	stored, _ := s.ino.storedPath()
+	info, err := s.ino.fsys.base.Stat(stored)
+	if errors.Is(err, fs.ErrNotExist) {
+		info, err = nil, nil // removed meanwhile: the rename creates it again
+	}
+	var tinfo os.FileInfo
+	if err == nil && info != nil {
+		if tinfo, err = s.tmp.Stat(); err == nil {
+			err = s.keepAttrs(info, tinfo)
+		}
+	}
+	if err != nil {
 		s.tmp.Abort()
 		return err
 	}
-	stored, _ := s.ino.storedPath()
-	if info, err := s.ino.fsys.base.Stat(stored); err == nil && links(info) > 1 {
+	if info != nil && links(info) > 1 {
 		// Renaming over one name would split the file from its others.
 		defer s.tmp.Abort()
 		return copyOver(s.ino.fsys.base, stored, s.tmp)
 	}
-	return s.ino.fsys.replace(s.ino, s.tmp)
+	return s.ino.fsys.replace(s.tmp, info, tinfo)
 }
 
 // copyOver writes the content of tmp over the stored file at path, in
@@ -154,24 +166,13 @@ func copyOver(base afero.Fs, path string, tmp afero.File) error {
 	return err
 }
 
-// keepAttrs gives the temporary file the mode and owner the stored file
-// has now (a Chmod may have changed them since the temporary file was made,
-// and a process running as root makes files root's).
-func (s *streamEdit) keepAttrs() error {
-	stored, _ := s.ino.storedPath()
-	info, err := s.ino.fsys.base.Stat(stored)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // removed meanwhile: the rename creates it again
-	}
-	if err != nil {
-		return err
-	}
-	// Ask the temporary file itself: a base may share one FileInfo among
-	// the opens of a file (MemMapFs), so ino.info may be current already.
-	tinfo, err := s.tmp.Stat()
-	if err != nil {
-		return err
-	}
+// keepAttrs gives the temporary file, described by tinfo, the mode and
+// owner the stored file has now, described by info (a Chmod may have
+// changed them since the temporary file was made, and a process running as
+// root makes files root's). tinfo is the temporary file's own Stat: a base
+// may share one FileInfo among the opens of a file (MemMapFs), so ino.info
+// may be current already.
+func (s *streamEdit) keepAttrs(info, tinfo os.FileInfo) error {
 	chowned := false
 	if uid, gid, ok := owner(info); ok && os.Geteuid() == 0 {
 		if tuid, tgid, _ := owner(tinfo); tuid != uid || tgid != gid {

@@ -47,6 +47,11 @@ type Fs struct {
 	// inPlace is whether stored files may be changed where they are (not
 	// on a Replacer, an object store that writes files whole).
 	inPlace bool
+	// highLatency is whether the base's calls wait for a network.
+	highLatency bool
+	// infos counts the base FileInfos that inodes took, ordering them
+	// with the lookups (seen).
+	infos atomic.Uint64
 
 	swept sync.Map // base directories whose stale temporary files are removed
 
@@ -122,6 +127,9 @@ func ShowUnmapped() Option {
 func New(base afero.Fs, c core.Codec, opts ...Option) (*Fs, error) {
 	_, replacer := base.(Replacer)
 	f := &Fs{base: base, codec: c, decoders: newDecoders(c), inPlace: !replacer}
+	if h, ok := base.(HighLatency); ok {
+		f.highLatency = h.HighLatency()
+	}
 	if s, ok := c.(core.Suffixer); ok {
 		f.names = mapping{stored: s.Suffix()}
 	}
@@ -141,7 +149,11 @@ type target struct {
 	stored  string      // the base path
 	info    os.FileInfo // the base's FileInfo, nil when nothing is there
 	encoded bool        // whether the base file holds encoded data
+	infos   uint64      // of an encoded file's info: see seen
 }
+
+// seen returns what the lookup of an encoded file saw.
+func (t target) seen() seen { return seen{info: t.info, infos: t.infos} }
 
 // resolve finds what the shown name denotes. A mapped regular file comes
 // first, then a directory of that name, then (with ShowUnmapped) an unmapped
@@ -149,14 +161,49 @@ type target struct {
 func (f *Fs) resolve(name string) (target, error) { return f.resolveKnown(name, nil) }
 
 // A lookup is the base's Stat of the mapped stored name of a shown name,
-// made already (by link, as an Lstat of a file that is no link).
+// made already (by link, as an Lstat of a file that is no link), and,
+// where it was made at the same time, its Stat of the name itself (plain).
 type lookup struct {
-	info os.FileInfo
-	err  error
+	info  os.FileInfo
+	err   error
+	infos uint64 // the Fs's count of infos taken (Fs.infos), before the Stat
+	plain *lookup
 }
 
-// resolveKnown is resolve, with the base's Stat of the mapped stored name
-// taken from known when it is set.
+// A seen is the base's FileInfo of a stored file, and the Fs's count of
+// infos taken (Fs.infos) before the Stat that made it: an inode that took
+// its info after (inode.infoAt) may know a newer file. Its info is nil when
+// there is none.
+type seen struct {
+	info  os.FileInfo
+	infos uint64
+}
+
+// lookUpMapped returns the lookup, by stat, of p, the mapped stored name of
+// name. On a base whose calls wait for a network (HighLatency) it looks up
+// name itself at the same time, which resolve needs next where p holds no
+// file: a name that shows a directory, or nothing, then costs one round
+// trip, not two.
+func (f *Fs) lookUpMapped(p, name string, stat func(string) (os.FileInfo, error)) *lookup {
+	l := &lookup{infos: f.infos.Load()}
+	if !f.highLatency {
+		l.info, l.err = stat(p)
+		return l
+	}
+	plain := new(lookup)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		plain.info, plain.err = stat(name)
+	}()
+	l.info, l.err = stat(p)
+	<-done
+	l.plain = plain
+	return l
+}
+
+// resolveKnown is resolve, with the base's lookups taken from known when it
+// is set.
 func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 	if isRoot(name) {
 		info, err := f.base.Stat(name)
@@ -166,21 +213,24 @@ func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 	stored, mapped := f.names.storedName(base)
 	if mapped {
 		p := dir + stored
-		var info os.FileInfo
-		var err error
-		if known != nil {
-			info, err = known.info, known.err
-		} else {
-			info, err = f.base.Stat(p)
+		if known == nil {
+			known = f.lookUpMapped(p, name, f.base.Stat)
 		}
+		info, err := known.info, known.err
 		switch {
 		case err == nil && !info.IsDir():
-			return target{stored: p, info: info, encoded: !isSpecial(info)}, nil
+			return target{stored: p, info: info, encoded: !isSpecial(info), infos: known.infos}, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return target{}, err
 		}
 	}
-	info, err := f.base.Stat(name)
+	var info os.FileInfo
+	var err error
+	if known != nil && known.plain != nil {
+		info, err = known.plain.info, known.plain.err
+	} else {
+		info, err = f.base.Stat(name)
+	}
 	switch {
 	case err == nil && (info.IsDir() || f.showsUnmapped(base)):
 		return target{stored: name, info: info}, nil
@@ -367,7 +417,7 @@ func (f *Fs) stat(name string, known *lookup) (os.FileInfo, error) {
 	if !t.encoded {
 		return asShown(t.info, name), nil
 	}
-	info, err := f.decodedInfo(name, t.stored)
+	info, err := f.decodedInfo(name, t.stored, t.seen())
 	if err != nil {
 		return nil, pathError("stat", name, err)
 	}
@@ -417,7 +467,7 @@ func (f *Fs) changeStored(stored string, do func(stored string) error) error {
 	if err := do(stored); err != nil {
 		return err
 	}
-	return ino.reload()
+	return ino.restat()
 }
 
 // removeStale removes the temporary files that ended processes left in the
@@ -438,20 +488,12 @@ func (f *Fs) removeStale(dir string) {
 // function an earlier call gave. fn must not call the Fs.
 func (f *Fs) OnReplace(fn func(old, new os.FileInfo, done bool)) { f.onReplace.Store(&fn) }
 
-// replace renames tmp over the stored file of ino, telling the OnReplace
-// function before and after. ino.mu is held.
-func (f *Fs) replace(ino *inode, tmp *atomicfile.File) error {
+// replace renames tmp over a stored file, telling the OnReplace function
+// before and after, with old and info: the FileInfos of the stored file
+// (nil when there is none) and of tmp. The inode stored is locked.
+func (f *Fs) replace(tmp *atomicfile.File, old, info os.FileInfo) error {
 	fn := f.onReplace.Load()
-	if fn == nil {
-		return tmp.Commit()
-	}
-	stored, _ := ino.storedPath()
-	old, err := f.base.Stat(stored)
-	if err != nil {
-		return tmp.Commit()
-	}
-	info, err := tmp.Stat()
-	if err != nil {
+	if fn == nil || old == nil {
 		return tmp.Commit()
 	}
 	(*fn)(old, info, false)

@@ -54,9 +54,10 @@ func shownInfo(stored os.FileInfo, name string, size int64) os.FileInfo {
 // decodedInfo returns the FileInfo of the file shown as name and stored at
 // path: as its inode shows it when the file is open (with the changes not
 // stored yet), else the stored file as opened, which a concurrent
-// replacement may have made newer than a listing's FileInfo.
-func (f *Fs) decodedInfo(name, path string) (os.FileInfo, error) {
-	ino, err := f.current(path)
+// replacement may have made newer than a listing's FileInfo. known is the
+// base's Stat of path made just now, if any.
+func (f *Fs) decodedInfo(name, path string, known seen) (os.FileInfo, error) {
+	ino, err := f.current(path, known)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func (f *Fs) decodedInfo(name, path string) (os.FileInfo, error) {
 		return nil, err
 	}
 	defer bf.Close()
-	stored, err := bf.Stat()
+	stored, err := openStat(bf)
 	if err != nil {
 		return nil, err
 	}

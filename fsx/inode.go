@@ -39,6 +39,7 @@ type inode struct {
 
 	mu     sync.RWMutex // guards the fields below; read-locked by reads of src alone
 	info   os.FileInfo  // the stored file's, as of the last load
+	infoAt uint64       // the Fs's count of infos taken, when info was
 	base   afero.File   // the stored file, open for reading
 	baseAt *baseReaderAt
 	src    *source // the stored content
@@ -101,14 +102,21 @@ func (t *inodeTable) forgetID(ino *inode) {
 }
 
 // acquire returns the inode of the stored file at path, loaded, with one
-// more reference, making and loading it if no file of it is open.
-func (f *Fs) acquire(path string) (*inode, error) {
-	if ino, err := f.current(path); ino != nil || err != nil {
+// more reference, making and loading it if no file of it is open. known is
+// the base's Stat of path made just now, if any; created tells that this
+// Fs has just created the file, which then has no other name open (no hard
+// link) to look for.
+func (f *Fs) acquire(path string, known seen, created bool) (*inode, error) {
+	if ino, err := f.current(path, known); ino != nil || err != nil {
 		return ino, err
+	}
+	info := known.info
+	if !created && info == nil {
+		info, _ = f.base.Stat(path)
 	}
 	var id fileID
 	var hasID bool
-	if info, err := f.base.Stat(path); err == nil {
+	if info != nil {
 		id, hasID = identity(info)
 	}
 	t := &f.inodes
@@ -116,7 +124,7 @@ func (f *Fs) acquire(path string) (*inode, error) {
 	if ino := t.byPath[path]; ino != nil {
 		// Made meanwhile.
 		t.mu.Unlock()
-		return f.acquire(path)
+		return f.acquire(path, seen{}, false)
 	}
 	if t.byPath == nil {
 		t.byPath = make(map[string]*inode)
@@ -144,17 +152,18 @@ func (f *Fs) acquire(path string) (*inode, error) {
 }
 
 // current returns the inode of the files open at path, with one more
-// reference, brought up to date with the stored file (see revalidate), or
-// nil when there is none. An inode whose stored file another program
+// reference, brought up to date with the stored file (see revalidate; known
+// is the base's Stat of path made just now, if any), or nil when there is
+// none. An inode whose stored file another program
 // replaced is left to the files that have it open, which go on reading
 // what they opened, as on a local filesystem: current returns nil then.
-func (f *Fs) current(path string) (*inode, error) {
+func (f *Fs) current(path string, known seen) (*inode, error) {
 	ino := f.openInode(path)
 	if ino == nil {
 		return nil, nil
 	}
 	ino.mu.Lock()
-	stale, err := ino.revalidate()
+	stale, err := ino.revalidate(known)
 	if stale {
 		f.unlinkNames([]*inode{ino}, path, true)
 	}
@@ -240,7 +249,7 @@ func (ino *inode) load() error {
 	if err != nil {
 		return err
 	}
-	info, err := bf.Stat()
+	info, err := openStat(bf)
 	switch {
 	case err == nil && info.IsDir(): // a directory named like a stored file
 		err = errIsDir
@@ -255,7 +264,8 @@ func (ino *inode) load() error {
 		bf.Close()
 		return err
 	}
-	ino.base, ino.info = bf, info
+	ino.base = bf
+	ino.setInfo(info)
 	if id, ok := identity(info); ok {
 		t := &ino.fsys.inodes
 		t.mu.Lock()
@@ -288,6 +298,27 @@ func (ino *inode) reload() error {
 	return ino.load()
 }
 
+// setInfo makes info, the stored file's FileInfo taken just now, the
+// inode's. ino.mu is held.
+func (ino *inode) setInfo(info os.FileInfo) {
+	ino.info = info
+	ino.infoAt = ino.fsys.infos.Add(1)
+}
+
+// restat takes the stored file's FileInfo again after this Fs changed its
+// mode, owner or times, which leave the content as loaded: one Stat, where
+// a reload would open the file again. When another file is there, or its
+// size changed meanwhile, it loads the file again. ino.mu is held.
+func (ino *inode) restat() error {
+	path, _ := ino.storedPath()
+	info, err := ino.fsys.base.Stat(path)
+	if err != nil || ino.base == nil || !sameFile(info, ino.info) || info.Size() != ino.info.Size() {
+		return ino.reload()
+	}
+	ino.setInfo(info)
+	return nil
+}
+
 // ensureLoaded loads the stored file if a reload failed. ino.mu is held.
 func (ino *inode) ensureLoaded() error {
 	if ino.base != nil {
@@ -300,13 +331,18 @@ func (ino *inode) ensureLoaded() error {
 // name: it loads the file again when another program changed it in place,
 // and reports stale when another file is there now (or, on a base without
 // file identities, when the file's size or time changed: a replacement,
-// for all it can tell). ino.mu is held.
-func (ino *inode) revalidate() (stale bool, err error) {
+// for all it can tell). known is the base's Stat of the stored file made
+// just now, if any: it stands for a Stat unless the inode took its info
+// after it was made. ino.mu is held.
+func (ino *inode) revalidate(known seen) (stale bool, err error) {
 	path, linked := ino.storedPath()
 	if ino.edit != nil || !linked || ino.base == nil {
 		return false, ino.ensureLoaded()
 	}
-	info, err := ino.fsys.base.Stat(path)
+	info := known.info
+	if info == nil || ino.infoAt > known.infos {
+		info, err = ino.fsys.base.Stat(path)
+	}
 	switch {
 	case err != nil || sameVersion(info, ino.info):
 		return false, nil // the next operation on the name reports what is wrong
@@ -337,7 +373,8 @@ func (ino *inode) refreshOpen() bool {
 		return false
 	}
 	ino.src.close()
-	ino.src, ino.info = src, info
+	ino.src = src
+	ino.setInfo(info)
 	return true
 }
 

@@ -54,7 +54,7 @@ func (f *Fs) openEncoded(name string, t target, flag int, perm os.FileMode) (*fi
 			return nil, err
 		}
 	}
-	ino, err := f.acquire(t.stored)
+	ino, err := f.acquire(t.stored, t.seen(), created)
 	if err != nil {
 		if created {
 			f.base.Remove(t.stored)

@@ -56,28 +56,42 @@ func (f *Fs) linkLookup(name string) (storedLink, bool, *lookup, error) {
 		return storedLink{}, false, nil, nil
 	}
 	dir, base := filepath.Split(name)
+	lstat := func(name string) (os.FileInfo, error) {
+		info, _, err := ls.LstatIfPossible(name)
+		return info, err
+	}
 	var known *lookup
 	if stored, mapped := f.names.storedName(base); mapped {
-		info, _, err := ls.LstatIfPossible(dir + stored)
+		l := f.lookUpMapped(dir+stored, name, lstat)
+		info, err := l.info, l.err
 		switch {
 		case err == nil && info.Mode()&os.ModeSymlink != 0:
 			return storedLink{dir + stored, info}, true, nil, nil
 		case err == nil && !info.IsDir():
-			return storedLink{}, false, &lookup{info: info}, nil // a mapped file: it wins the name
+			return storedLink{}, false, l, nil // a mapped file: it wins the name
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return storedLink{}, false, nil, err
 		case err != nil:
-			known = &lookup{err: err}
+			known = l
 		}
 	}
 	if f.showsUnmapped(base) {
-		info, _, err := ls.LstatIfPossible(name)
+		var info os.FileInfo
+		var err error
+		if known != nil && known.plain != nil {
+			info, err = known.plain.info, known.plain.err
+		} else {
+			info, err = lstat(name)
+		}
 		switch {
 		case err == nil && info.Mode()&os.ModeSymlink != 0:
 			return storedLink{name, info}, true, nil, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return storedLink{}, false, nil, err
 		}
+	}
+	if known != nil && known.plain != nil && known.plain.err == nil && known.plain.info.Mode()&os.ModeSymlink != 0 {
+		known.plain = nil // a link, which the base's Stat follows
 	}
 	return storedLink{}, false, known, nil
 }

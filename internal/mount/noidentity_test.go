@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -152,15 +153,27 @@ func TestDifferentialNoIdentity(t *testing.T) {
 // mountSFTP mounts with opts an fsx, with base16384, over the directory
 // of an sshd of the test's own.
 func mountSFTP(t *testing.T, opts Options) *testMount {
+	tm, _ := mountSFTPProxy(t, opts)
+	return tm
+}
+
+// mountSFTPProxy is mountSFTP, over a connection through a proxy, which it
+// returns too: a test can count the round trips of what it does.
+func mountSFTPProxy(t *testing.T, opts Options) (*testMount, *remotetest.Proxy) {
 	t.Helper()
 	ssh := remotetest.SSHD(t)
-	base, err := sftpfs.Dial(sftpfs.Config{Addr: ssh.Addr, User: ssh.User, KeyFiles: []string{ssh.KeyFile},
-		KnownHosts: []string{ssh.KnownHosts}}, ssh.Root)
+	proxy := remotetest.NewProxy(t, ssh.Addr)
+	known := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(known, []byte(remotetest.KnownHostsLine(proxy.Addr, ssh.HostKeys[0])), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, err := sftpfs.Dial(sftpfs.Config{Addr: proxy.Addr, User: ssh.User, KeyFiles: []string{ssh.KeyFile},
+		KnownHosts: []string{known}}, ssh.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { base.Close() })
-	return mountView(t, ssh.Root, mustFsx(t, base.NoFollow(), base16384.NewCodec()), opts)
+	return mountView(t, ssh.Root, mustFsx(t, base.NoFollow(), base16384.NewCodec()), opts), proxy
 }
 
 // TestDifferentialRemote is TestDifferential through mounts over the

@@ -193,19 +193,28 @@ func Create(fsys afero.Fs, target string, perm os.FileMode) (*File, error) {
 func (f *File) Name() string { return f.name }
 
 // Chmod sets the temporary file's mode bits exactly, as the target's will
-// be after Commit. A Replacement keeps no mode: it does nothing then.
+// be after Commit. A Replacement keeps no mode: it does nothing then. It
+// goes through the open file where the base's files can (an *os.File, a
+// file over SFTP): no lookup of the name, a round trip over a network.
 func (f *File) Chmod(mode os.FileMode) error {
-	if f.repl != nil {
+	switch c, ok := f.File.(interface{ Chmod(os.FileMode) error }); {
+	case f.repl != nil:
 		return nil
+	case ok:
+		return c.Chmod(mode)
 	}
 	return f.fsys.Chmod(f.name, mode)
 }
 
 // Chown sets the temporary file's owner and group, as the target's will be
-// after Commit. A Replacement keeps no owner: it does nothing then.
+// after Commit. A Replacement keeps no owner: it does nothing then. Like
+// Chmod, it goes through the open file where it can.
 func (f *File) Chown(uid, gid int) error {
-	if f.repl != nil {
+	switch c, ok := f.File.(interface{ Chown(uid, gid int) error }); {
+	case f.repl != nil:
 		return nil
+	case ok:
+		return c.Chown(uid, gid)
 	}
 	return f.fsys.Chown(f.name, uid, gid)
 }
@@ -251,10 +260,20 @@ func (f *File) Abort() {
 	f.fsys.Remove(f.name)
 }
 
+// A DirSyncer is a filesystem that flushes a directory its own way, which
+// SyncDir asks rather than opening the directory: one over a network that
+// cannot flush a directory says so without a round trip.
+type DirSyncer interface {
+	SyncDir(dir string) error
+}
+
 // SyncDir flushes a directory's entries to stable storage, so that a rename
 // or a creation in it survives a crash. Bases that cannot sync a directory
 // are not an error.
 func SyncDir(fsys afero.Fs, dir string) error {
+	if s, ok := fsys.(DirSyncer); ok {
+		return s.SyncDir(dir)
+	}
 	d, err := fsys.Open(dir)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,5 +191,52 @@ func checkOnly(t *testing.T, fsys afero.Fs, names ...string) {
 	got, _ := d.Readdirnames(-1)
 	if strings.Join(got, ",") != strings.Join(names, ",") {
 		t.Errorf("directory holds %q, want %q", got, names)
+	}
+}
+
+// pathless is a base that refuses to change files by name, and counts the
+// directory syncs asked of it: what a base over a network saves is there.
+type pathless struct {
+	afero.Fs
+	dirSyncs int
+}
+
+func (pathless) Chmod(string, os.FileMode) error { return errors.ErrUnsupported }
+func (pathless) Chown(string, int, int) error    { return errors.ErrUnsupported }
+func (p *pathless) SyncDir(string) error {
+	p.dirSyncs++
+	return nil
+}
+func (p *pathless) Open(name string) (afero.File, error) {
+	if info, err := p.Fs.Stat(name); err == nil && info.IsDir() {
+		return nil, errors.New("opened a directory")
+	}
+	return p.Fs.Open(name)
+}
+
+// TestThroughTheFile checks that Chmod and Chown go through the open
+// temporary file where the base's files can (an *os.File here), not by
+// name, and that Commit lets a DirSyncer sync the directory.
+func TestThroughTheFile(t *testing.T) {
+	dir := t.TempDir()
+	base := &pathless{Fs: afero.NewOsFs()}
+	f, err := Create(base, filepath.Join(dir, "out"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Chmod(0o640); err != nil {
+		t.Errorf("Chmod: %v", err)
+	}
+	if err := f.Chown(os.Getuid(), os.Getgid()); err != nil {
+		t.Errorf("Chown: %v", err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "out")); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("Stat = %v, %v; want mode 0640", fi, err)
+	}
+	if base.dirSyncs != 1 {
+		t.Errorf("Commit asked the base to sync the directory %d times, want 1", base.dirSyncs)
 	}
 }

@@ -161,6 +161,10 @@ func newTransport(timeout time.Duration) *http.Transport {
 // Name returns "s3".
 func (f *Fs) Name() string { return "s3" }
 
+// HighLatency reports that each call waits for a round trip to the server
+// (fsx.HighLatency).
+func (f *Fs) HighLatency() bool { return true }
+
 // key returns the object key of name, and whether name is the root.
 func (f *Fs) key(name string) (string, bool) {
 	rel := strings.TrimPrefix(path.Clean("/"+name), "/")

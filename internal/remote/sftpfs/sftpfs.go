@@ -158,6 +158,10 @@ func (f *Fs) Close() error {
 // Name returns "sftp".
 func (f *Fs) Name() string { return "sftp" }
 
+// HighLatency reports that each call waits for a round trip to the server
+// (fsx.HighLatency).
+func (f *Fs) HighLatency() bool { return true }
+
 // remote returns the server's path of name, which stays inside the root.
 func (f *Fs) remote(name string) string {
 	return path.Join(f.root, path.Clean("/"+name))
@@ -214,6 +218,10 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 	var info os.FileInfo
 	var opened *file // a file open for reading, opened with the Stat
 	err := f.call(true, func(s *session) (err error) {
+		if exclusive(flag) {
+			// No Stat first: the open fails where anything is there.
+			return fs.ErrNotExist
+		}
 		if writable {
 			info, err = s.client.Stat(p)
 			return err
@@ -339,6 +347,12 @@ func (f *Fs) RemoveAll(name string) error {
 		return s.client.RemoveAll(p)
 	}))
 }
+
+// SyncDir does nothing, at once: the server's directories are not flushed
+// (atomicfile.DirSyncer). A rename is as durable as the server's
+// filesystem makes it without a flush, which leaves the old file or the
+// new one after a crash of the server, never a part of either.
+func (f *Fs) SyncDir(dir string) error { return nil }
 
 // Rename renames oldname to newname, replacing newname atomically if it
 // exists (posix-rename@openssh.com).

@@ -276,7 +276,8 @@ func TestExclusiveCreate(t *testing.T) {
 // TestOpenRoundTrips checks that opening a file for reading, a directory
 // or a missing name takes one round trip to the server, counted by the
 // proxy of a link with 40 ms round trips: the Stat that tells them apart
-// goes with the open. Two Stats, one after the other, take two.
+// goes with the open. Two Stats, one after the other, take two. It checks
+// the round trips of what fsx stores a file with too.
 func TestOpenRoundTrips(t *testing.T) {
 	s := remotetest.SSHD(t)
 	proxy := remotetest.NewProxy(t, s.Addr)
@@ -315,12 +316,68 @@ func TestOpenRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	if got, err := io.ReadAll(f); err != nil || string(got) != "content" {
 		t.Errorf("read %q, %v", got, err)
 	}
 	if info, err := f.Stat(); err != nil || info.Size() != 7 {
 		t.Errorf("Stat = %v, %v", info, err)
+	}
+	// The Stat sent with the open tells the file's FileInfo (fsx.OpenStater).
+	if info := f.(fsx.OpenStater).OpenStat(); info == nil || info.Size() != 7 || info.IsDir() {
+		t.Errorf("OpenStat = %v, want the file's", info)
+	}
+	// Closing a file open only for reading does not wait for the server.
+	before = proxy.Flights()
+	if err := f.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if flights := proxy.Flights() - before; flights != 0 {
+		t.Errorf("closing a file open for reading took %d round trips, want 0", flights)
+	}
+
+	// An exclusive create is an open and the fsetstat of its mode, with no
+	// Stat first; its Chmod goes through the handle, without the Lstat a
+	// Chmod by name makes first.
+	before = proxy.Flights()
+	w, err := fsys.OpenFile("new", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flights := proxy.Flights() - before; flights != 2 {
+		t.Errorf("an exclusive create took %d round trips, want 2", flights)
+	}
+	if info := w.(fsx.OpenStater).OpenStat(); info != nil {
+		t.Errorf("OpenStat of a file open for writing = %v, want nil", info)
+	}
+	before = proxy.Flights()
+	if err := w.(interface{ Chmod(os.FileMode) error }).Chmod(0o640); err != nil {
+		t.Fatal(err)
+	}
+	if flights := proxy.Flights() - before; flights != 1 {
+		t.Errorf("a Chmod of an open file took %d round trips, want 1", flights)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := fsys.Stat("new"); err != nil || info.Mode().Perm() != 0o640 {
+		t.Errorf("Stat(new) = %v, %v; want mode 0640", info, err)
+	}
+	for _, name := range []string{"f", "d"} {
+		if _, err := fsys.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); !errors.Is(err, fs.ErrExist) {
+			t.Errorf("an exclusive create of %s: %v, want fs.ErrExist", name, err)
+		}
+	}
+
+	// A directory is not flushed: no round trip (atomicfile.DirSyncer).
+	before = proxy.Flights()
+	if err := fsys.SyncDir("d"); err != nil {
+		t.Errorf("SyncDir: %v", err)
+	}
+	if flights := proxy.Flights() - before; flights != 0 {
+		t.Errorf("SyncDir took %d round trips, want 0", flights)
+	}
+	if h, ok := fsys.NoFollow().(fsx.HighLatency); !ok || !h.HighLatency() {
+		t.Error("NoFollow's Fs does not report HighLatency")
 	}
 }
 

@@ -1,0 +1,270 @@
+package fsx_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/spf13/afero"
+)
+
+// A remoteFs stands for a base over a network (SFTP): a MemMapFs, without
+// file identities, that logs the calls fsx makes of it and of its files,
+// each of which would be a round trip. Its files tell the FileInfo of
+// their open (fsx.OpenStater), and it reports HighLatency when high is set.
+type remoteFs struct {
+	afero.Fs
+	high bool
+
+	mu    sync.Mutex
+	calls []string // "stat NAME", "open NAME", "fstat NAME", "chmod NAME"...
+	// pair, when set, makes each Stat wait, up to a few seconds, for a
+	// second one to be running too, and records whether it came.
+	pair     bool
+	waiting  chan struct{}
+	together int
+}
+
+func newRemoteFs(high bool) *remoteFs {
+	base := afero.NewBasePathFs(afero.NewMemMapFs(), "/base")
+	if err := base.MkdirAll("/", 0o755); err != nil {
+		panic(err)
+	}
+	return &remoteFs{Fs: base, high: high}
+}
+
+func (r *remoteFs) log(op, name string) {
+	r.mu.Lock()
+	r.calls = append(r.calls, op+" "+name)
+	r.mu.Unlock()
+}
+
+// taken returns the calls logged since the last taken.
+func (r *remoteFs) taken() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	calls := r.calls
+	r.calls = nil
+	return calls
+}
+
+func (r *remoteFs) HighLatency() bool { return r.high }
+
+func (r *remoteFs) Stat(name string) (os.FileInfo, error) {
+	r.log("stat", name)
+	r.mu.Lock()
+	pair := r.pair
+	r.mu.Unlock()
+	if pair {
+		r.meet()
+	}
+	return r.Fs.Stat(name)
+}
+
+// meet waits for another Stat to be running, and counts the pairs met.
+func (r *remoteFs) meet() {
+	r.mu.Lock()
+	if r.waiting != nil {
+		close(r.waiting)
+		r.waiting = nil
+		r.together++
+		r.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	r.waiting = ch
+	r.mu.Unlock()
+	select {
+	case <-ch:
+	case <-time.After(3 * time.Second):
+		r.mu.Lock()
+		if r.waiting == ch {
+			r.waiting = nil
+		}
+		r.mu.Unlock()
+	}
+}
+
+func (r *remoteFs) Chmod(name string, mode os.FileMode) error {
+	r.log("chmod", name)
+	return r.Fs.Chmod(name, mode)
+}
+
+func (r *remoteFs) Chtimes(name string, atime, mtime time.Time) error {
+	r.log("chtimes", name)
+	return r.Fs.Chtimes(name, atime, mtime)
+}
+
+func (r *remoteFs) Rename(oldname, newname string) error {
+	r.log("rename", newname)
+	return r.Fs.Rename(oldname, newname)
+}
+
+func (r *remoteFs) Open(name string) (afero.File, error) {
+	return r.OpenFile(name, os.O_RDONLY, 0)
+}
+
+func (r *remoteFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	r.log("open", name)
+	f, err := r.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &remoteFile{File: f, fs: r, opened: info}, nil
+}
+
+type remoteFile struct {
+	afero.File
+	fs     *remoteFs
+	opened os.FileInfo
+}
+
+func (f *remoteFile) OpenStat() os.FileInfo { return f.opened }
+
+func (f *remoteFile) Stat() (os.FileInfo, error) {
+	f.fs.log("fstat", f.Name())
+	return f.File.Stat()
+}
+
+// count returns how many of calls are op of name.
+func count(calls []string, op, name string) int {
+	n := 0
+	for _, c := range calls {
+		if c == op+" "+name {
+			n++
+		}
+	}
+	return n
+}
+
+// TestHighLatencyLookups checks that on a HighLatency base the lookups of
+// a name that takes two (its stored name, then the name itself: a
+// directory, or nothing) run at once, and that a local base is asked for
+// the second only when the first finds no file.
+func TestHighLatencyLookups(t *testing.T) {
+	t.Parallel()
+	for _, high := range []bool{false, true} {
+		t.Run(fmt.Sprint("high=", high), func(t *testing.T) {
+			t.Parallel()
+			base := newRemoteFs(high)
+			fsys := newFs(t, base, base16384.NewCodec())
+			mustWrite(t, fsys, "file", []byte("content\n"))
+			if err := fsys.Mkdir("dir", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				name string
+				want []string // the base's calls, in any order
+			}{
+				{"dir", []string{"stat dir.b14", "stat dir"}},
+				{"missing", []string{"stat missing.b14", "stat missing"}},
+				{"file", []string{"stat file.b14", "open file.b14"}}, // opened for its decoded size
+			} {
+				base.taken()
+				base.mu.Lock()
+				base.pair, base.together = high && tc.name != "file", 0
+				base.mu.Unlock()
+				_, err := fsys.Stat(tc.name)
+				if tc.name != "missing" && err != nil {
+					t.Fatal(err)
+				}
+				base.mu.Lock()
+				base.pair = false
+				together := base.together
+				base.mu.Unlock()
+				want := slices.Clone(tc.want)
+				if high && tc.name == "file" {
+					want = append(want, "stat file") // asked at once, not waited for
+				}
+				got := base.taken()
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Errorf("Stat(%s): base calls %q, want %q", tc.name, got, want)
+				}
+				if high && tc.name != "file" && together != 1 {
+					t.Errorf("Stat(%s): the two lookups ran one after the other", tc.name)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenFileRoundTrips checks the calls to a base over a network that an
+// open file costs: its open learns its FileInfo (no Stat of it); a Stat of
+// its name looks it up once; a Chmod and a Chtimes take the FileInfo again
+// with one Stat, not by opening it again; storing a written file looks the
+// stored file up once.
+func TestOpenFileRoundTrips(t *testing.T) {
+	t.Parallel()
+	base := newRemoteFs(false)
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "f", []byte("content\n"))
+	base.taken()
+
+	f, err := fsys.OpenFile("f", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if calls := base.taken(); !slices.Equal(calls, []string{"stat f.b14", "open f.b14"}) {
+		t.Errorf("open: base calls %q, want a lookup and an open", calls)
+	}
+	if _, err := fsys.Stat("f"); err != nil {
+		t.Fatal(err)
+	}
+	if calls := base.taken(); !slices.Equal(calls, []string{"stat f.b14"}) {
+		t.Errorf("Stat of an open file: base calls %q, want one lookup", calls)
+	}
+
+	if err := fsys.Chmod("f", 0o640); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := fsys.Chtimes("f", mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	calls := base.taken()
+	if n := count(calls, "open", "f.b14"); n != 0 {
+		t.Errorf("Chmod and Chtimes of an open file opened it %d times: %q", n, calls)
+	}
+	if n := count(calls, "stat", "f.b14"); n != 4 {
+		t.Errorf("Chmod and Chtimes of an open file: %d Stats, want 4 (a lookup and one after each): %q", n, calls)
+	}
+	if info, err := f.Stat(); err != nil || info.Mode().Perm() != 0o640 || !info.ModTime().Equal(mtime) {
+		t.Errorf("the open file's Stat = %v, %v; want mode 0640 and time %v", info, err, mtime)
+	}
+	checkContent(t, fsys, "f", []byte("content\n"))
+	base.taken()
+
+	if _, err := f.Write([]byte("new ")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	calls = base.taken()
+	if n := count(calls, "stat", "f.b14"); n != 1 {
+		t.Errorf("storing a file looked it up %d times, want 1: %q", n, calls)
+	}
+	if n := count(calls, "rename", "f.b14"); n != 1 {
+		t.Errorf("storing a file: %q, want one rename over it", calls)
+	}
+	checkContent(t, fsys, "f", []byte("new ent\n"))
+	if info, err := fsys.Stat("f"); err != nil || info.Mode().Perm() != 0o640 {
+		t.Errorf("Stat after the store = %v, %v; want mode 0640 kept", info, err)
+	}
+}
+
+var _ fsx.OpenStater = (*remoteFile)(nil)
+var _ fsx.HighLatency = (*remoteFs)(nil)
