@@ -424,28 +424,29 @@ func (f *Fs) stat(name string, known *lookup) (os.FileInfo, error) {
 	return info, nil
 }
 
-// Chmod changes the mode of the named file.
+// Chmod changes the mode of the named file. Changes an open file holds
+// stay unstored: storing them keeps the stored file's mode.
 func (f *Fs) Chmod(name string, mode os.FileMode) error {
-	return f.onStored("chmod", name, func(p string) error { return f.base.Chmod(p, mode) })
+	return f.onStored("chmod", name, false, func(p string) error { return f.base.Chmod(p, mode) })
 }
 
 // Chown changes the owner and group of the named file.
 func (f *Fs) Chown(name string, uid, gid int) error {
-	return f.onStored("chown", name, func(p string) error { return f.base.Chown(p, uid, gid) })
+	return f.onStored("chown", name, true, func(p string) error { return f.base.Chown(p, uid, gid) })
 }
 
 // Chtimes changes the access and modification times of the named file.
 func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
-	return f.onStored("chtimes", name, func(p string) error { return f.base.Chtimes(p, atime, mtime) })
+	return f.onStored("chtimes", name, true, func(p string) error { return f.base.Chtimes(p, atime, mtime) })
 }
 
-// onStored runs do on the stored file of name. When the file is open, its
-// content is stored first (or storing it later would undo what do did:
-// cp -a sets a file's times before it closes it), and loaded again after.
-func (f *Fs) onStored(op, name string, do func(stored string) error) error {
+// onStored runs do on the stored file of name. When the file is open and
+// store is set, its content is stored first (or storing it later would
+// undo what do did: cp -a sets a file's times before it closes it).
+func (f *Fs) onStored(op, name string, store bool, do func(stored string) error) error {
 	t, err := f.existing(name)
 	if err == nil {
-		err = f.changeStored(t.stored, do)
+		err = f.changeStored(t.stored, store, do)
 	}
 	if err != nil {
 		return pathError(op, name, err)
@@ -453,7 +454,7 @@ func (f *Fs) onStored(op, name string, do func(stored string) error) error {
 	return nil
 }
 
-func (f *Fs) changeStored(stored string, do func(stored string) error) error {
+func (f *Fs) changeStored(stored string, store bool, do func(stored string) error) error {
 	ino := f.openInode(stored)
 	if ino == nil {
 		return do(stored)
@@ -461,8 +462,10 @@ func (f *Fs) changeStored(stored string, do func(stored string) error) error {
 	defer f.releaseInode(ino)
 	ino.mu.Lock()
 	defer ino.mu.Unlock()
-	if err := ino.commit(); err != nil {
-		return err
+	if store {
+		if err := ino.commit(); err != nil {
+			return err
+		}
 	}
 	if err := do(stored); err != nil {
 		return err

@@ -65,7 +65,7 @@ func (f *Fs) hardLink(oldname, newname string) error {
 	if t, err := f.resolve(newname); err == nil && t.info != nil {
 		return fs.ErrExist
 	}
-	return f.changeStored(from.stored, func(stored string) error { return hl.Link(stored, to) })
+	return f.changeStored(from.stored, true, func(stored string) error { return hl.Link(stored, to) })
 }
 
 // Mknod makes a special file (a FIFO, a socket or a device: see Mknoder),
