@@ -141,6 +141,10 @@ func New(base afero.Fs, c core.Codec, opts ...Option) (*Fs, error) {
 	return f, nil
 }
 
+// HighLatency reports whether the base's calls wait for a network (see the
+// HighLatency interface), as fsx's own then do.
+func (f *Fs) HighLatency() bool { return f.highLatency }
+
 // Name returns "fsx".
 func (f *Fs) Name() string { return "fsx" }
 

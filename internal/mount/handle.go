@@ -62,6 +62,7 @@ func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadRes
 }
 
 func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	defer h.n.m.changing()()
 	if !h.privsChecked.Swap(true) {
 		if e := h.dropPrivs(ctx); e != 0 {
 			return 0, e
@@ -126,6 +127,7 @@ func (h *handle) truncate(size int64) syscall.Errno {
 // changed is stored, so that close reports a failure to store it.
 func (h *handle) Flush(ctx context.Context) syscall.Errno {
 	if fl, ok := h.f.(flusher); ok && h.writable {
+		defer h.n.m.changing()()
 		return h.n.m.errno(fl.Flush())
 	}
 	return 0
@@ -138,12 +140,16 @@ type flusher interface {
 
 // Fsync stores what the file holds; fsx syncs what it stores.
 func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	defer h.n.m.changing()()
 	return h.n.m.errno(h.f.Sync())
 }
 
 // Release closes the file. A failure to store what it still holds reaches
 // no program; it is logged.
 func (h *handle) Release(ctx context.Context) syscall.Errno {
+	if h.writable {
+		defer h.n.m.changing()()
+	}
 	h.n.dropHandle(h)
 	err := h.f.Close()
 	if hook := testHookReleased.Load(); hook != nil {

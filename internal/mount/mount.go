@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -357,6 +358,13 @@ type mnt struct {
 	openMu  sync.Mutex
 	handles map[*handle]struct{} // the handles not released
 
+	// highLatency is whether fsys's calls wait for a network
+	// (fsx.HighLatency): a Readdir then looks its entries up ahead.
+	highLatency bool
+	// changes counts the starts and ends of operations that change the
+	// file system through the mount (changing).
+	changes atomic.Uint64
+
 	logMu sync.Mutex
 }
 
@@ -366,6 +374,9 @@ func newMount(fsys afero.Fs, opts Options) (*mnt, *node, error) {
 	m.ids.init()
 	if fx, ok := fsys.(*fsx.Fs); ok {
 		fx.OnReplace(m.ids.replacedBase)
+	}
+	if h, ok := fsys.(fsx.HighLatency); ok {
+		m.highLatency = h.HighLatency()
 	}
 	info, err := m.lstat("/")
 	if err != nil {

@@ -37,6 +37,7 @@ type node struct {
 	cut     atomic.Pointer[cutTail] // what a truncation running now cut off (cut.go)
 
 	mu      sync.Mutex
+	ahead   *lookahead // of a directory's entries, by its last Readdir
 	handles map[*handle]struct{}
 	stamp   stamp // what the last first open through the page cache saw, when stamped
 	stamped bool
@@ -152,7 +153,10 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	info, err := n.m.lstat(p)
+	info, err, ahead := n.lookedAhead(name)
+	if !ahead {
+		info, err = n.m.lstat(p)
+	}
 	if err != nil {
 		return nil, n.m.errno(err)
 	}
@@ -179,6 +183,7 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		{Name: ".", Mode: syscall.S_IFDIR, Ino: n.ino},
 		{Name: "..", Mode: syscall.S_IFDIR, Ino: parent},
 	}
+	var names []string
 	if rd, ok := f.(iofs.ReadDirFile); ok {
 		des, err := rd.ReadDir(-1)
 		if err != nil {
@@ -186,6 +191,7 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		}
 		for _, de := range des {
 			entries = append(entries, fuse.DirEntry{Name: de.Name(), Mode: fileType(de.Type())})
+			names = append(names, de.Name())
 		}
 	} else {
 		infos, err := f.Readdir(-1)
@@ -195,7 +201,11 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		slices.SortFunc(infos, func(a, b os.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
 		for _, fi := range infos {
 			entries = append(entries, fuse.DirEntry{Name: fi.Name(), Mode: fileType(fi.Mode())})
+			names = append(names, fi.Name())
 		}
+	}
+	if n.m.highLatency {
+		n.lookAhead(p, names)
 	}
 	return fs.NewListDirStream(entries), 0
 }
@@ -239,6 +249,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 	if !n.m.opts.Writable {
 		return syscall.EROFS
 	}
+	defer n.m.changing()()
 	p, ok := n.path()
 	if size, set := in.GetSize(); set {
 		e := n.shrink(int64(size), func() syscall.Errno {
@@ -348,6 +359,7 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 	if !n.m.opts.Writable {
 		return nil, syscall.EROFS
 	}
+	defer n.m.changing()()
 	mk, ok := n.m.fsys.(fsx.Mknoder)
 	if !ok {
 		return nil, syscall.ENOTSUP
@@ -399,6 +411,9 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	acc := int(flags) & syscall.O_ACCMODE
 	trunc := flags&syscall.O_TRUNC != 0
 	write := acc != syscall.O_RDONLY || trunc
+	if write {
+		defer n.m.changing()()
+	}
 	if write && !n.m.opts.Writable {
 		return nil, 0, syscall.EROFS
 	}
@@ -437,6 +452,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if !n.m.opts.Writable {
 		return nil, nil, 0, syscall.EROFS
 	}
+	defer n.m.changing()()
 	p, ok := n.childPath(name)
 	if !ok {
 		return nil, nil, 0, syscall.ENOENT
@@ -490,6 +506,7 @@ func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if !n.m.opts.Writable {
 		return nil, syscall.EROFS
 	}
+	defer n.m.changing()()
 	p, ok := n.childPath(name)
 	if !ok {
 		return nil, syscall.ENOENT
@@ -519,6 +536,7 @@ func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 	if !n.m.opts.Writable {
 		return nil, syscall.EROFS
 	}
+	defer n.m.changing()()
 	ln, ok := n.m.fsys.(afero.Linker)
 	if !ok {
 		return nil, syscall.ENOTSUP
@@ -559,6 +577,7 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	if !n.m.opts.Writable {
 		return nil, syscall.EROFS
 	}
+	defer n.m.changing()()
 	ln, ok := n.m.fsys.(fsx.HardLinker)
 	if !ok {
 		return nil, syscall.EPERM
@@ -581,6 +600,7 @@ func (n *node) remove(name string) syscall.Errno {
 	if !n.m.opts.Writable {
 		return syscall.EROFS
 	}
+	defer n.m.changing()()
 	p, ok := n.childPath(name)
 	if !ok {
 		return syscall.ENOENT
@@ -610,6 +630,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	if !n.m.opts.Writable {
 		return syscall.EROFS
 	}
+	defer n.m.changing()()
 	const noReplace, exchange = 1, 2 // RENAME_NOREPLACE, RENAME_EXCHANGE
 	if flags&^noReplace != 0 {
 		return syscall.EINVAL
