@@ -61,3 +61,14 @@ func openStat(f afero.File) (os.FileInfo, error) {
 type HighLatency interface {
 	HighLatency() bool
 }
+
+// ListingWidth returns how many lookups of a directory's entries to make
+// at once over fsys, as fsx's Readdir does, and a mount or a WebDAV server
+// listing an Fs: 16 where each call waits for a network (HighLatency),
+// else 1, one after the other.
+func ListingWidth(fsys afero.Fs) int {
+	if h, ok := fsys.(HighLatency); ok && h.HighLatency() {
+		return 16
+	}
+	return 1
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/parallel"
 )
 
 // dir is an open directory: the base's, listed under shown names.
@@ -24,23 +25,25 @@ type dir struct {
 
 // Readdir returns the next count shown entries, or all the remaining ones
 // when count <= 0, as os.File.Readdir does. It decodes the sizes of the
-// encoded files it returns. An entry whose size cannot be decoded is left
+// encoded files it returns, several at once over a HighLatency base. An entry whose size cannot be decoded is left
 // out, and the first such failure is returned along with the entries that
 // could be read.
 func (d *dir) Readdir(count int) ([]os.FileInfo, error) {
 	entries, err := d.next(count)
-	infos := make([]os.FileInfo, 0, len(entries))
-	for _, e := range entries {
-		info, ierr := e.Info()
-		if ierr != nil {
+	infos := make([]os.FileInfo, len(entries))
+	errs := make([]error, len(entries))
+	parallel.For(len(entries), ListingWidth(d.fsys), func(i int) { infos[i], errs[i] = entries[i].Info() })
+	shown := infos[:0]
+	for i, info := range infos {
+		if errs[i] != nil {
 			if err == nil || err == io.EOF {
-				err = ierr
+				err = errs[i]
 			}
 			continue
 		}
-		infos = append(infos, info)
+		shown = append(shown, info)
 	}
-	return infos, err
+	return shown, err
 }
 
 // ReadDir returns the next n shown entries, or all the remaining ones when

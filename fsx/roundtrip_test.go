@@ -23,8 +23,8 @@ type remoteFs struct {
 
 	mu    sync.Mutex
 	calls []string // "stat NAME", "open NAME", "fstat NAME", "chmod NAME"...
-	// pair, when set, makes each Stat wait, up to a few seconds, for a
-	// second one to be running too, and records whether it came.
+	// pair, when set, makes each Stat and open wait, up to a few seconds,
+	// for a second one to be running too, and records whether it came.
 	pair     bool
 	waiting  chan struct{}
 	together int
@@ -66,7 +66,7 @@ func (r *remoteFs) Stat(name string) (os.FileInfo, error) {
 	return r.Fs.Stat(name)
 }
 
-// meet waits for another Stat to be running, and counts the pairs met.
+// meet waits for another call to be running, and counts the pairs met.
 func (r *remoteFs) meet() {
 	r.mu.Lock()
 	if r.waiting != nil {
@@ -111,6 +111,12 @@ func (r *remoteFs) Open(name string) (afero.File, error) {
 
 func (r *remoteFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	r.log("open", name)
+	r.mu.Lock()
+	pair := r.pair
+	r.mu.Unlock()
+	if pair {
+		r.meet()
+	}
 	f, err := r.Fs.OpenFile(name, flag, perm)
 	if err != nil {
 		return nil, err
@@ -270,6 +276,35 @@ func TestOpenFileRoundTrips(t *testing.T) {
 	checkContent(t, fsys, "f", []byte("new ent\n"))
 	if info, err := fsys.Stat("f"); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("Stat after the store = %v, %v; want mode 0600 kept", info, err)
+	}
+}
+
+// TestReaddirAtOnce checks that Readdir over a HighLatency base decodes
+// the sizes of its entries (an open of each) at once.
+func TestReaddirAtOnce(t *testing.T) {
+	t.Parallel()
+	base := newRemoteFs(true)
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "a", []byte("content a\n"))
+	mustWrite(t, fsys, "b", []byte("content b, longer\n"))
+	d, err := fsys.Open("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	base.mu.Lock()
+	base.pair = true
+	base.mu.Unlock()
+	infos, err := d.Readdir(-1)
+	base.mu.Lock()
+	base.pair = false
+	together := base.together
+	base.mu.Unlock()
+	if err != nil || len(infos) != 2 || infos[0].Size() != 10 || infos[1].Size() != 18 {
+		t.Fatalf("Readdir = %v, %v; want a (10 bytes) and b (18)", infos, err)
+	}
+	if together != 1 {
+		t.Error("Readdir decoded its entries' sizes one after the other")
 	}
 }
 

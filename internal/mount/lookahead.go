@@ -5,12 +5,12 @@ import (
 	"errors"
 	"os"
 	"time"
+
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/fsutil/parallel"
 )
 
 const (
-	// lookaheadWorkers is how many lookups of a listing's entries run at
-	// once.
-	lookaheadWorkers = 16
 	// lookaheadMax is the most entries of one listing looked up ahead.
 	lookaheadMax = 4096
 	// lookaheadFor is how long a lookup made ahead stands for one made
@@ -24,8 +24,8 @@ var errNotLooked = errors.New("not looked up")
 // A lookahead holds the lookups of a directory's entries that its Readdir
 // starts at once, over a base whose calls each wait for a network, for the
 // Lookups the kernel makes right after (readdirplus: ls, ls -l, find, du,
-// rsync): a listing of N entries then takes about N/lookaheadWorkers
-// lookups' time, not N. A lookup made ahead stands for one made now only
+// rsync): a listing of N entries then takes about N/16 lookups' time
+// (fsx.ListingWidth), not N. A lookup made ahead stands for one made now only
 // while nothing was changed through the mount since the lookahead started
 // (mnt.changing), and for lookaheadFor after it was made.
 type lookahead struct {
@@ -60,32 +60,19 @@ func (n *node) lookAhead(dir string, names []string) {
 	if old != nil {
 		old.stop()
 	}
-	next := make(chan int)
-	for range min(lookaheadWorkers, len(names)) {
-		go func() {
-			for i := range next {
-				a := todo[i]
+	go func() {
+		parallel.For(len(todo), fsx.ListingWidth(n.m.fsys), func(i int) {
+			a := todo[i]
+			if ctx.Err() != nil {
+				a.err = errNotLooked
+			} else {
 				a.info, a.err = n.m.lstat(joinPath(dir, names[i]))
 				a.at = time.Now()
-				close(a.done)
 			}
-		}()
-	}
-	go func() {
-		defer close(next)
-		for i := range todo {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				for _, a := range todo[i:] {
-					a.err = errNotLooked
-					close(a.done)
-				}
-				return
-			}
-		}
+			close(a.done)
+		})
 		// Dropped when its last lookup can stand for one no more.
-		time.AfterFunc(2*lookaheadFor, func() {
+		time.AfterFunc(lookaheadFor, func() {
 			n.mu.Lock()
 			if n.ahead == la {
 				n.ahead = nil

@@ -34,6 +34,8 @@ func (s *slowFs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 	return info, false, err
 }
 
+func (s *slowFs) HighLatency() bool { return true }
+
 func (s *slowFs) counts() (stats, most int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -16,7 +16,9 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/net/webdav"
 
+	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/parallel"
 )
 
 // davFS adapts an afero.Fs to webdav.FileSystem. Its FileInfos carry
@@ -93,7 +95,7 @@ func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.File
 	if err != nil {
 		return nil, noteFailure(ctx, err)
 	}
-	file := davFile{File: f, fs: d.fs, name: name, props: d.props}
+	file := davFile{File: f, fs: d.fs, name: name, props: d.props, listed: listedOf(ctx)}
 	if r != nil && r.method == "COPY" && flag&accessMode == os.O_RDONLY {
 		return copySource{file, ctx, r}, nil
 	}
@@ -151,6 +153,9 @@ func (d davFS) Stat(ctx context.Context, name string) (os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, ok := listedOf(ctx).take(name); ok {
+		return info{fi}, nil // stated by the listing just made
+	}
 	fi, err := d.fs.Stat(name)
 	if err != nil {
 		return nil, noteFailure(ctx, err)
@@ -166,9 +171,10 @@ func clean(name string) string { return path.Clean("/" + name) }
 // It holds the file's dead properties.
 type davFile struct {
 	afero.File
-	fs    afero.Fs
-	name  string
-	props *deadProps
+	fs     afero.Fs
+	name   string
+	props  *deadProps
+	listed *listed // of the request that opened it, if a PROPFIND
 }
 
 func (f davFile) DeadProps() (map[xml.Name]webdav.Property, error) {
@@ -199,16 +205,21 @@ func (f davFile) Readdir(n int) ([]os.FileInfo, error) { return f.readdir(n, fal
 // listing.
 func (f davFile) readdir(n int, strict bool) ([]os.FileInfo, error) {
 	names, err := f.File.Readdirnames(n)
+	stats := make([]os.FileInfo, len(names))
+	errs := make([]error, len(names))
+	parallel.For(len(names), fsx.ListingWidth(f.fs), func(i int) {
+		stats[i], errs[i] = f.fs.Stat(path.Join(f.name, names[i]))
+	})
 	fis := make([]os.FileInfo, 0, len(names))
-	for _, name := range names {
-		fi, err := f.fs.Stat(path.Join(f.name, name))
-		if err != nil {
-			if strict && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-				return fis, err
+	for i, fi := range stats {
+		if errs[i] != nil {
+			if strict && !errors.Is(errs[i], fs.ErrNotExist) && !errors.Is(errs[i], fs.ErrPermission) {
+				return fis, errs[i]
 			}
 			continue
 		}
 		fis = append(fis, info{fi})
+		f.listed.add(path.Join(f.name, names[i]), fi)
 	}
 	return fis, err
 }

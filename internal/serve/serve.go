@@ -152,6 +152,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "If: no list of conditions holds", http.StatusPreconditionFailed)
 		return
 	}
+	r = withListed(r)
 	r, failed := withFailures(r)
 	w = &failureWriter{ResponseWriter: w, failure: failed}
 	if (r.Method == "MOVE" || r.Method == "COPY") && dest != nil {
