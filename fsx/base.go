@@ -62,11 +62,11 @@ type HighLatency interface {
 	HighLatency() bool
 }
 
-// ListingWidth returns how many lookups of a directory's entries to make
-// at once over fsys, as fsx's Readdir does, and a mount or a WebDAV server
-// listing an Fs: 16 where each call waits for a network (HighLatency),
-// else 1, one after the other.
-func ListingWidth(fsys afero.Fs) int {
+// ConcurrentLookups returns how many lookups to make at once over fsys
+// where there are several to make, such as the entries of a directory
+// that fsx's Readdir, a mount or a WebDAV server lists: 16 where each call
+// waits for a network (HighLatency), else 1, one after the other.
+func ConcurrentLookups(fsys afero.Fs) int {
 	if h, ok := fsys.(HighLatency); ok && h.HighLatency() {
 		return 16
 	}

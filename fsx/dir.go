@@ -32,7 +32,7 @@ func (d *dir) Readdir(count int) ([]os.FileInfo, error) {
 	entries, err := d.next(count)
 	infos := make([]os.FileInfo, len(entries))
 	errs := make([]error, len(entries))
-	parallel.For(len(entries), ListingWidth(d.fsys), func(i int) { infos[i], errs[i] = entries[i].Info() })
+	parallel.For(len(entries), ConcurrentLookups(d.fsys), func(i int) { infos[i], errs[i] = entries[i].Info() })
 	shown := infos[:0]
 	for i, info := range infos {
 		if errs[i] != nil {

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/parallel"
 	"github.com/spf13/afero"
 )
 
@@ -104,15 +105,23 @@ func (s *streamEdit) commit() error {
 		return err
 	}
 	// One Stat of the stored file, and one of the temporary file, serve
-	// all that follows: each is a round trip over a network.
+	// all that follows: each is a round trip over a network, where they
+	// are made at once.
 	stored, _ := s.ino.storedPath()
-	info, err := s.ino.fsys.base.Stat(stored)
-	if errors.Is(err, fs.ErrNotExist) {
+	var info, tinfo os.FileInfo
+	var err, terr error
+	parallel.For(2, ConcurrentLookups(s.ino.fsys), func(i int) {
+		if i == 0 {
+			info, err = s.ino.fsys.base.Stat(stored)
+		} else {
+			tinfo, terr = s.tmp.Stat()
+		}
+	})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		info, err = nil, nil // removed meanwhile: the rename creates it again
-	}
-	var tinfo os.FileInfo
-	if err == nil && info != nil {
-		if tinfo, err = s.tmp.Stat(); err == nil {
+	case err == nil:
+		if err = terr; err == nil {
 			err = s.keepAttrs(info, tinfo)
 		}
 	}

@@ -23,9 +23,10 @@ type remoteFs struct {
 
 	mu    sync.Mutex
 	calls []string // "stat NAME", "open NAME", "fstat NAME", "chmod NAME"...
-	// pair, when set, makes each Stat and open wait, up to a few seconds,
-	// for a second one to be running too, and records whether it came.
-	pair     bool
+	// pair holds the calls ("stat", "open", "fstat") that wait, up to a
+	// few seconds, for a second call to be running too, recording whether
+	// one came.
+	pair     map[string]bool
 	waiting  chan struct{}
 	together int
 }
@@ -57,18 +58,18 @@ func (r *remoteFs) HighLatency() bool { return r.high }
 
 func (r *remoteFs) Stat(name string) (os.FileInfo, error) {
 	r.log("stat", name)
-	r.mu.Lock()
-	pair := r.pair
-	r.mu.Unlock()
-	if pair {
-		r.meet()
-	}
+	r.meet("stat")
 	return r.Fs.Stat(name)
 }
 
-// meet waits for another call to be running, and counts the pairs met.
-func (r *remoteFs) meet() {
+// meet waits for another call to be running, when op is one of those
+// paired, and counts the pairs met.
+func (r *remoteFs) meet(op string) {
 	r.mu.Lock()
+	if !r.pair[op] {
+		r.mu.Unlock()
+		return
+	}
 	if r.waiting != nil {
 		close(r.waiting)
 		r.waiting = nil
@@ -111,12 +112,7 @@ func (r *remoteFs) Open(name string) (afero.File, error) {
 
 func (r *remoteFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	r.log("open", name)
-	r.mu.Lock()
-	pair := r.pair
-	r.mu.Unlock()
-	if pair {
-		r.meet()
-	}
+	r.meet("open")
 	f, err := r.Fs.OpenFile(name, flag, perm)
 	if err != nil {
 		return nil, err
@@ -139,6 +135,7 @@ func (f *remoteFile) OpenStat() os.FileInfo { return f.opened }
 
 func (f *remoteFile) Stat() (os.FileInfo, error) {
 	f.fs.log("fstat", f.Name())
+	f.fs.meet("fstat")
 	return f.File.Stat()
 }
 
@@ -178,14 +175,17 @@ func TestHighLatencyLookups(t *testing.T) {
 			} {
 				base.taken()
 				base.mu.Lock()
-				base.pair, base.together = high && tc.name != "file", 0
+				base.pair, base.together = nil, 0
+				if high && tc.name != "file" {
+					base.pair = map[string]bool{"stat": true}
+				}
 				base.mu.Unlock()
 				_, err := fsys.Stat(tc.name)
 				if tc.name != "missing" && err != nil {
 					t.Fatal(err)
 				}
 				base.mu.Lock()
-				base.pair = false
+				base.pair = nil
 				together := base.together
 				base.mu.Unlock()
 				want := slices.Clone(tc.want)
@@ -293,11 +293,11 @@ func TestReaddirAtOnce(t *testing.T) {
 	}
 	defer d.Close()
 	base.mu.Lock()
-	base.pair = true
+	base.pair = map[string]bool{"open": true}
 	base.mu.Unlock()
 	infos, err := d.Readdir(-1)
 	base.mu.Lock()
-	base.pair = false
+	base.pair = nil
 	together := base.together
 	base.mu.Unlock()
 	if err != nil || len(infos) != 2 || infos[0].Size() != 10 || infos[1].Size() != 18 {
@@ -306,6 +306,37 @@ func TestReaddirAtOnce(t *testing.T) {
 	if together != 1 {
 		t.Error("Readdir decoded its entries' sizes one after the other")
 	}
+}
+
+// TestStoreStatsAtOnce checks that a store over a HighLatency base states
+// the stored file and its temporary file at once.
+func TestStoreStatsAtOnce(t *testing.T) {
+	t.Parallel()
+	base := newRemoteFs(true)
+	fsys := newFs(t, base, base16384.NewCodec())
+	mustWrite(t, fsys, "f", []byte("old\n"))
+	f, err := fsys.OpenFile("f", os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	base.mu.Lock()
+	base.pair, base.together = map[string]bool{"stat": true, "fstat": true}, 0
+	base.mu.Unlock()
+	err = f.Close()
+	base.mu.Lock()
+	base.pair = nil
+	together := base.together
+	base.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if together != 1 {
+		t.Error("the store stated the stored file and its temporary file one after the other")
+	}
+	checkContent(t, fsys, "f", []byte("new\n"))
 }
 
 var _ fsx.OpenStater = (*remoteFile)(nil)

@@ -25,9 +25,10 @@ var errNotLooked = errors.New("not looked up")
 // starts at once, over a base whose calls each wait for a network, for the
 // Lookups the kernel makes right after (readdirplus: ls, ls -l, find, du,
 // rsync): a listing of N entries then takes about N/16 lookups' time
-// (fsx.ListingWidth), not N. A lookup made ahead stands for one made now only
-// while nothing was changed through the mount since the lookahead started
-// (mnt.changing), and for lookaheadFor after it was made.
+// (fsx.ConcurrentLookups), not N. A lookup made ahead stands for one made
+// now only while nothing was changed through the mount since the
+// lookahead started (mnt.changing), and for lookaheadFor after it was
+// made.
 type lookahead struct {
 	changes uint64 // mnt.changes when it started
 	stop    context.CancelFunc
@@ -61,7 +62,7 @@ func (n *node) lookAhead(dir string, names []string) {
 		old.stop()
 	}
 	go func() {
-		parallel.For(len(todo), fsx.ListingWidth(n.m.fsys), func(i int) {
+		parallel.For(len(todo), fsx.ConcurrentLookups(n.m.fsys), func(i int) {
 			a := todo[i]
 			if ctx.Err() != nil {
 				a.err = errNotLooked

@@ -207,7 +207,7 @@ func (f davFile) readdir(n int, strict bool) ([]os.FileInfo, error) {
 	names, err := f.File.Readdirnames(n)
 	stats := make([]os.FileInfo, len(names))
 	errs := make([]error, len(names))
-	parallel.For(len(names), fsx.ListingWidth(f.fs), func(i int) {
+	parallel.For(len(names), fsx.ConcurrentLookups(f.fs), func(i int) {
 		stats[i], errs[i] = f.fs.Stat(path.Join(f.name, names[i]))
 	})
 	fis := make([]os.FileInfo, 0, len(names))

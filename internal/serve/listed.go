@@ -9,9 +9,9 @@ import (
 
 // listed holds the FileInfos that the listings of one PROPFIND found, for
 // the Stats webdav makes of each entry right after it lists a collection:
-// the listing states its entries at once over a network (fsx.ListingWidth),
-// and each Stat takes its entry's FileInfo, not a round trip more each.
-// It lives as long as its request.
+// the listing states its entries at once over a network
+// (fsx.ConcurrentLookups), and each Stat takes its entry's FileInfo, not
+// a round trip more each. It lives as long as its request.
 type listed struct {
 	mu    sync.Mutex
 	infos map[string]os.FileInfo // by clean path
