@@ -11,8 +11,8 @@ import (
 // there is no rename. fsx then writes a changed file's new content through
 // Replace instead of into a temporary file renamed over it, and never
 // changes a stored file in place. The other optional capabilities are
-// HighLatency, and those of the files a base opens: ConcurrentReaderAt and
-// OpenStater.
+// HighLatency, CheapLookups, and those of the files a base opens:
+// ConcurrentReaderAt and OpenStater.
 type Replacer interface {
 	afero.Fs
 	// Replace returns a new, empty content for the file name, open for
@@ -54,12 +54,22 @@ func openStat(f afero.File) (os.FileInfo, error) {
 
 // A HighLatency base is one whose calls each wait for a round trip over a
 // network (SFTP, S3), as its HighLatency method reports. fsx then makes at
-// once the lookups that a name may need one after the other: a lookup of a
-// directory, or of a name where nothing is, takes one round trip, not two.
-// On a local disk the second lookup is left out where the first finds a
-// file.
+// once the calls it has several of to make: the lookups of a directory's
+// entries (ConcurrentLookups), the Stats of a store.
 type HighLatency interface {
 	HighLatency() bool
+}
+
+// A CheapLookups base is a HighLatency one whose lookups cost the server
+// little, a name where nothing is included (SFTP: an lstat), as its
+// CheapLookups method reports. fsx then makes the second lookup a name may
+// need (the name itself, after its stored name) with the first, though it
+// is wasted where the first finds a file: a lookup of a directory, or of a
+// name where nothing is, takes one round trip, not two. S3's lookup of a
+// missing name costs two requests (a HEAD and a LIST), so s3fs reports
+// none.
+type CheapLookups interface {
+	CheapLookups() bool
 }
 
 // ConcurrentLookups returns how many lookups to make at once over fsys

@@ -49,6 +49,9 @@ type Fs struct {
 	inPlace bool
 	// highLatency is whether the base's calls wait for a network.
 	highLatency bool
+	// speculate is whether a name's second lookup goes with its first
+	// (a HighLatency base with CheapLookups).
+	speculate bool
 	// infos counts the base FileInfos that inodes took, ordering them
 	// with the lookups (seen).
 	infos atomic.Uint64
@@ -130,6 +133,9 @@ func New(base afero.Fs, c core.Codec, opts ...Option) (*Fs, error) {
 	if h, ok := base.(HighLatency); ok {
 		f.highLatency = h.HighLatency()
 	}
+	if c, ok := base.(CheapLookups); ok {
+		f.speculate = f.highLatency && c.CheapLookups()
+	}
 	if s, ok := c.(core.Suffixer); ok {
 		f.names = mapping{stored: s.Suffix()}
 	}
@@ -184,13 +190,13 @@ type seen struct {
 }
 
 // lookUpMapped returns the lookup, by stat, of p, the mapped stored name of
-// name. On a base whose calls wait for a network (HighLatency) it looks up
-// name itself at the same time, which resolve needs next where p holds no
-// file: a name that shows a directory, or nothing, then costs one round
-// trip, not two.
+// name. On a base whose calls wait for a network and whose lookups cost
+// the server little (HighLatency and CheapLookups) it looks up name itself
+// at the same time, which resolve needs next where p holds no file: a name
+// that shows a directory, or nothing, then costs one round trip, not two.
 func (f *Fs) lookUpMapped(p, name string, stat func(string) (os.FileInfo, error)) *lookup {
 	l := &lookup{infos: f.infos.Load()}
-	if !f.highLatency {
+	if !f.speculate {
 		l.info, l.err = stat(p)
 		return l
 	}
@@ -474,7 +480,8 @@ func (f *Fs) changeStored(stored string, store bool, do func(stored string) erro
 	if err := do(stored); err != nil {
 		return err
 	}
-	return ino.restat()
+	ino.attrsChanged = true
+	return nil
 }
 
 // removeStale removes the temporary files that ended processes left in the

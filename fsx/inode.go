@@ -46,6 +46,9 @@ type inode struct {
 	edit   edit    // nil while the content is src's
 	opens  map[*file]struct{}
 	dirty  time.Time // when the first change not yet stored was made
+	// attrsChanged is set when this Fs changed the stored file's mode,
+	// owner or times since info was taken (see settle).
+	attrsChanged bool
 }
 
 // An edit is a change to a file's content not yet stored.
@@ -303,20 +306,24 @@ func (ino *inode) reload() error {
 func (ino *inode) setInfo(info os.FileInfo) {
 	ino.info = info
 	ino.infoAt = ino.fsys.infos.Add(1)
+	ino.attrsChanged = false
 }
 
-// restat takes the stored file's FileInfo again after this Fs changed its
-// mode, owner or times, which leave the content as loaded: one Stat, where
-// a reload would open the file again. When another file is there, or its
-// size changed meanwhile, it loads the file again. ino.mu is held.
-func (ino *inode) restat() error {
-	path, _ := ino.storedPath()
-	info, err := ino.fsys.base.Stat(path)
-	if err != nil || ino.base == nil || !sameFile(info, ino.info) || info.Size() != ino.info.Size() {
-		return ino.reload()
+// settle takes the stored file's FileInfo again after this Fs changed its
+// mode, owner or times, which leave the content as loaded. It is left for
+// the next look at the inode, not made at the change: a lookup of its name
+// (revalidate) tells it at no cost, and a mount's Getattr follows each
+// change with one; else (the open file's own Stat) it asks the file it has
+// open. Where that fails, or shows another size (another program wrote
+// it), the inode keeps the FileInfo it has. ino.mu is held.
+func (ino *inode) settle() {
+	ino.attrsChanged = false
+	if ino.base == nil {
+		return
 	}
-	ino.setInfo(info)
-	return nil
+	if info, err := ino.base.Stat(); err == nil && sameFile(info, ino.info) && info.Size() == ino.info.Size() {
+		ino.setInfo(info)
+	}
 }
 
 // ensureLoaded loads the stored file if a reload failed. ino.mu is held.
@@ -343,6 +350,10 @@ func (ino *inode) revalidate(known seen) (stale bool, err error) {
 	if info == nil || ino.infoAt > known.infos {
 		info, err = ino.fsys.base.Stat(path)
 	}
+	if err == nil && ino.attrsChanged && sameFile(info, ino.info) && info.Size() == ino.info.Size() {
+		ino.setInfo(info) // with the mode, owner or times this Fs set
+		return false, nil
+	}
 	switch {
 	case err != nil || sameVersion(info, ino.info):
 		return false, nil // the next operation on the name reports what is wrong
@@ -363,6 +374,9 @@ func (ino *inode) refreshOpen() bool {
 	}
 	if !hasIdentity(ino.info) {
 		return false
+	}
+	if ino.attrsChanged {
+		ino.settle()
 	}
 	info, err := ino.base.Stat()
 	if err != nil || sameVersion(info, ino.info) {
@@ -494,6 +508,9 @@ func (ino *inode) setEdit(e edit) {
 // decoded size, and for a file holding changes, the time of the first.
 // ino.mu is held.
 func (ino *inode) shownInfo(name string) (os.FileInfo, error) {
+	if ino.attrsChanged {
+		ino.settle()
+	}
 	size, err := ino.size()
 	if err != nil {
 		return nil, err

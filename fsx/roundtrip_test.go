@@ -2,6 +2,7 @@ package fsx_test
 
 import (
 	"fmt"
+	"github.com/b14fs/b14fs/core"
 	"os"
 	"slices"
 	"sync"
@@ -19,7 +20,7 @@ import (
 // their open (fsx.OpenStater), and it reports HighLatency when high is set.
 type remoteFs struct {
 	afero.Fs
-	high bool
+	high, cheap bool
 
 	mu    sync.Mutex
 	calls []string // "stat NAME", "open NAME", "fstat NAME", "chmod NAME"...
@@ -31,12 +32,12 @@ type remoteFs struct {
 	together int
 }
 
-func newRemoteFs(high bool) *remoteFs {
+func newRemoteFs(high, cheap bool) *remoteFs {
 	base := afero.NewBasePathFs(afero.NewMemMapFs(), "/base")
 	if err := base.MkdirAll("/", 0o755); err != nil {
 		panic(err)
 	}
-	return &remoteFs{Fs: base, high: high}
+	return &remoteFs{Fs: base, high: high, cheap: cheap}
 }
 
 func (r *remoteFs) log(op, name string) {
@@ -54,7 +55,8 @@ func (r *remoteFs) taken() []string {
 	return calls
 }
 
-func (r *remoteFs) HighLatency() bool { return r.high }
+func (r *remoteFs) HighLatency() bool  { return r.high }
+func (r *remoteFs) CheapLookups() bool { return r.cheap }
 
 func (r *remoteFs) Stat(name string) (os.FileInfo, error) {
 	r.log("stat", name)
@@ -150,16 +152,18 @@ func count(calls []string, op, name string) int {
 	return n
 }
 
-// TestHighLatencyLookups checks that on a HighLatency base the lookups of
-// a name that takes two (its stored name, then the name itself: a
-// directory, or nothing) run at once, and that a local base is asked for
-// the second only when the first finds no file.
+// TestHighLatencyLookups checks that on a base with HighLatency and
+// CheapLookups the lookups of a name that takes two (its stored name, then
+// the name itself: a directory, or nothing) run at once, and that other
+// bases are asked for the second only when the first finds no file (S3,
+// HighLatency alone, where a lookup of nothing costs a LIST).
 func TestHighLatencyLookups(t *testing.T) {
 	t.Parallel()
-	for _, high := range []bool{false, true} {
-		t.Run(fmt.Sprint("high=", high), func(t *testing.T) {
+	for _, kind := range []struct{ high, cheap bool }{{false, false}, {true, false}, {true, true}} {
+		t.Run(fmt.Sprintf("high=%v,cheap=%v", kind.high, kind.cheap), func(t *testing.T) {
 			t.Parallel()
-			base := newRemoteFs(high)
+			base := newRemoteFs(kind.high, kind.cheap)
+			speculate := kind.high && kind.cheap
 			fsys := newFs(t, base, base16384.NewCodec())
 			mustWrite(t, fsys, "file", []byte("content\n"))
 			if err := fsys.Mkdir("dir", 0o755); err != nil {
@@ -176,7 +180,7 @@ func TestHighLatencyLookups(t *testing.T) {
 				base.taken()
 				base.mu.Lock()
 				base.pair, base.together = nil, 0
-				if high && tc.name != "file" {
+				if speculate && tc.name != "file" {
 					base.pair = map[string]bool{"stat": true}
 				}
 				base.mu.Unlock()
@@ -189,7 +193,7 @@ func TestHighLatencyLookups(t *testing.T) {
 				together := base.together
 				base.mu.Unlock()
 				want := slices.Clone(tc.want)
-				if high && tc.name == "file" {
+				if speculate && tc.name == "file" {
 					want = append(want, "stat file") // asked at once, not waited for
 				}
 				got := base.taken()
@@ -198,7 +202,7 @@ func TestHighLatencyLookups(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("Stat(%s): base calls %q, want %q", tc.name, got, want)
 				}
-				if high && tc.name != "file" && together != 1 {
+				if speculate && tc.name != "file" && together != 1 {
 					t.Errorf("Stat(%s): the two lookups ran one after the other", tc.name)
 				}
 			}
@@ -208,12 +212,13 @@ func TestHighLatencyLookups(t *testing.T) {
 
 // TestOpenFileRoundTrips checks the calls to a base over a network that an
 // open file costs: its open learns its FileInfo (no Stat of it); a Stat of
-// its name looks it up once; a Chmod and a Chtimes take the FileInfo again
-// with one Stat, not by opening it again; a Chmod leaves writes unstored;
+// its name looks it up once; after a Chmod and a Chtimes the next lookup
+// tells its FileInfo (no reopening, no Stat of their own); a Chmod leaves
+// writes unstored;
 // storing a written file looks the stored file up once.
 func TestOpenFileRoundTrips(t *testing.T) {
 	t.Parallel()
-	base := newRemoteFs(false)
+	base := newRemoteFs(false, false)
 	fsys := newFs(t, base, base16384.NewCodec())
 	mustWrite(t, fsys, "f", []byte("content\n"))
 	base.taken()
@@ -244,8 +249,15 @@ func TestOpenFileRoundTrips(t *testing.T) {
 	if n := count(calls, "open", "f.b14"); n != 0 {
 		t.Errorf("Chmod and Chtimes of an open file opened it %d times: %q", n, calls)
 	}
-	if n := count(calls, "stat", "f.b14"); n != 4 {
-		t.Errorf("Chmod and Chtimes of an open file: %d Stats, want 4 (a lookup and one after each): %q", n, calls)
+	if n := count(calls, "stat", "f.b14"); n != 2 {
+		t.Errorf("Chmod and Chtimes of an open file: %d Stats, want 2 (their lookups): %q", n, calls)
+	}
+	// The next Stat's lookup tells the open file's new FileInfo.
+	if info, err := fsys.Stat("f"); err != nil || info.Mode().Perm() != 0o640 || !info.ModTime().Equal(mtime) {
+		t.Errorf("Stat = %v, %v; want mode 0640 and time %v", info, err, mtime)
+	}
+	if calls := base.taken(); !slices.Equal(calls, []string{"stat f.b14"}) {
+		t.Errorf("Stat after a Chmod of an open file: base calls %q, want one lookup", calls)
 	}
 	if info, err := f.Stat(); err != nil || info.Mode().Perm() != 0o640 || !info.ModTime().Equal(mtime) {
 		t.Errorf("the open file's Stat = %v, %v; want mode 0640 and time %v", info, err, mtime)
@@ -263,6 +275,10 @@ func TestOpenFileRoundTrips(t *testing.T) {
 	if calls := base.taken(); count(calls, "rename", "f.b14") != 0 {
 		t.Errorf("a Chmod of a file holding writes stored them: %q", calls)
 	}
+	if info, err := f.Stat(); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the open file's Stat after a Chmod = %v, %v; want mode 0600", info, err)
+	}
+	base.taken()
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +299,7 @@ func TestOpenFileRoundTrips(t *testing.T) {
 // the sizes of its entries (an open of each) at once.
 func TestReaddirAtOnce(t *testing.T) {
 	t.Parallel()
-	base := newRemoteFs(true)
+	base := newRemoteFs(true, true)
 	fsys := newFs(t, base, base16384.NewCodec())
 	mustWrite(t, fsys, "a", []byte("content a\n"))
 	mustWrite(t, fsys, "b", []byte("content b, longer\n"))
@@ -312,7 +328,7 @@ func TestReaddirAtOnce(t *testing.T) {
 // the stored file and its temporary file at once.
 func TestStoreStatsAtOnce(t *testing.T) {
 	t.Parallel()
-	base := newRemoteFs(true)
+	base := newRemoteFs(true, true)
 	fsys := newFs(t, base, base16384.NewCodec())
 	mustWrite(t, fsys, "f", []byte("old\n"))
 	f, err := fsys.OpenFile("f", os.O_WRONLY|os.O_TRUNC, 0)
@@ -340,4 +356,35 @@ func TestStoreStatsAtOnce(t *testing.T) {
 }
 
 var _ fsx.OpenStater = (*remoteFile)(nil)
-var _ fsx.HighLatency = (*remoteFs)(nil)
+var (
+	_ fsx.HighLatency  = (*remoteFs)(nil)
+	_ fsx.CheapLookups = (*remoteFs)(nil)
+)
+
+// TestChmodThenRemove checks that an open file shows the mode a Chmod gave
+// it after its name is removed: the FileInfo a Chmod leaves to be taken
+// again is taken from the open file, not its name (the differential test
+// found a Stat failing there).
+func TestChmodThenRemove(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		if !can(base).attrs {
+			t.Skip("the base keeps no modes")
+		}
+		mustWrite(t, fsys, "f", []byte("content\n"))
+		f, err := fsys.Open("f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := fsys.Chmod("f", 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := fsys.Remove("f"); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := f.Stat(); err != nil || info.Mode().Perm() != 0o640 || info.Size() != 8 {
+			t.Errorf("Stat of the open file = %v, %v; want mode 0640, 8 bytes", info, err)
+		}
+	})
+}

@@ -162,6 +162,10 @@ func (f *Fs) Name() string { return "sftp" }
 // (fsx.HighLatency).
 func (f *Fs) HighLatency() bool { return true }
 
+// CheapLookups reports that a lookup costs the server an lstat, where
+// something is or not (fsx.CheapLookups).
+func (f *Fs) CheapLookups() bool { return true }
+
 // remote returns the server's path of name, which stays inside the root.
 func (f *Fs) remote(name string) string {
 	return path.Join(f.root, path.Clean("/"+name))

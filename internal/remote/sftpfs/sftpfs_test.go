@@ -379,6 +379,9 @@ func TestOpenRoundTrips(t *testing.T) {
 	if h, ok := fsys.NoFollow().(fsx.HighLatency); !ok || !h.HighLatency() {
 		t.Error("NoFollow's Fs does not report HighLatency")
 	}
+	if c, ok := fsys.NoFollow().(fsx.CheapLookups); !ok || !c.CheapLookups() {
+		t.Error("NoFollow's Fs does not report CheapLookups")
+	}
 }
 
 // TestErrnos checks that removals and renames the server refuses with
