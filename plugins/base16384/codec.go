@@ -221,7 +221,9 @@ func (c config) layout(utf8 bool, header int64) core.Layout {
 // shows only in decoding.
 //
 // The form and the byte order mark come from the stream, not from the
-// options (but an empty stream has the options' form); whether it carries a
+// options (but an empty stream has the options' form); after a byte order
+// mark, a first unit of the other form is a *core.DataError, as a decoder
+// started past the mark would take that form; whether it carries a
 // checksum comes from the options, as the stream does not tell. Unless it
 // does, a decoder started at Layout's block boundaries (past the header)
 // decodes the rest.
@@ -238,6 +240,21 @@ func (c *Codec) Layout(r io.ReaderAt, size int64) (core.Layout, error) {
 		return core.Layout{}, err
 	}
 	s, err := c.cfg.measure(head, tail, size)
+	if err == nil && s.header > 0 && s.end > s.header {
+		// A decoder started past the byte order mark tells the form from
+		// the first unit: it must be the form the mark names.
+		first := make([]byte, min(2, s.end-s.header))
+		if err := readAtFull(r, first, s.header); err != nil {
+			return core.Layout{}, err
+		}
+		switch _, isUTF8 := c.cfg.detect(first[:1]); {
+		case isUTF8 == s.utf8:
+		case s.utf8:
+			return core.Layout{}, dataError(s.header, fmt.Errorf("%w 0x%02x", ErrInvalidByte, first[0]))
+		default:
+			return core.Layout{}, dataError(s.header, fmt.Errorf("%w: bytes % X", ErrInvalidUnit, first))
+		}
+	}
 	if s.utf8 && c.cfg.skipGarbage {
 		return core.Layout{}, fmt.Errorf("%s: %w: garbage=skip in the UTF-8 form", Name, core.ErrNoLayout)
 	}

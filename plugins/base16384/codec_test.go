@@ -236,6 +236,10 @@ func TestCodecLayoutErrors(t *testing.T) {
 		{"marker count", "5A40 7133 3D01", 4, ErrBadMarker},
 		{"no marker", "5A40 7133", 4, ErrTruncated},
 		{"utf8 partial", "E5A5 8CE7", 3, ErrTruncated},
+		// After a byte order mark, a first unit of the other form: a
+		// decoder started past the mark would take that form (FuzzRead).
+		{"utf8 mark, raw unit", "EFBBBF 5830 5830 5830 5830 5830 5830", 3, ErrInvalidByte},
+		{"raw mark, utf8 unit", "FEFF E4B8 80E4 B880 E4B8 80E4 B880 E4B8 80E4", 2, ErrInvalidUnit},
 	}
 	for _, tc := range tests {
 		in := unhex(t, tc.in)
