@@ -182,6 +182,18 @@ func (l Layout) EncodedOffset(off int64) (encoded, plain int64) {
 	return l.Header + block*int64(l.EncodedBlock), block * int64(l.PlainBlock)
 }
 
+// A FormDecoder is a BlockCodec whose decoders can be started at a block
+// of a stream past its header, in the stream's form (Layout.Form), rather
+// than telling the form from the first bytes they read: in a damaged
+// stream those may look like another form's, which would then decode into
+// wrong data where decoding the stream from its start fails.
+type FormDecoder interface {
+	// NewFormDecodeReader returns a decoder of r, the blocks of a stream
+	// of the given form from a block boundary on. It returns an error for
+	// a form the codec does not write.
+	NewFormDecodeReader(r io.Reader, form string) (io.ReadCloser, error)
+}
+
 // A ReaderResetter is a pull stream that can be reused on a new source,
 // keeping its buffers, like gzip.Reader's Reset.
 type ReaderResetter interface {

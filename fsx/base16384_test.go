@@ -146,3 +146,37 @@ func TestTextWithLineBreaks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAtDamagedBlock reads at an offset in a damaged block whose first
+// bytes start a unit of the other form (raw UTF-16BE in the UTF-8 form, or
+// the reverse): the read fails, as decoding the stream from its start does,
+// and does not decode the block in that form.
+func TestReadAtDamagedBlock(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		form   string
+		block  int    // encoded bytes in a block
+		damage string // a block of the other form
+	}{
+		{"utf8", 12, "X0X0X0X0X0X0"},
+		{"utf16be", 8, "\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8"},
+	} {
+		stored := encode(base16384Codec("form="+tc.form), randomBytes(14, 1))
+		copy(stored[tc.block:], tc.damage)
+		c := base16384.NewCodec()
+		if _, err := decode(c, stored); !errors.Is(err, core.ErrInvalidData) {
+			t.Fatalf("%s: the codec decodes the damaged stream: %v", tc.form, err)
+		}
+		base := afero.NewMemMapFs()
+		mustWrite(t, base, "x.b14", stored)
+		f, err := newFs(t, base, c).Open("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, 7)
+		if n, err := f.ReadAt(p, 7); !errors.Is(err, core.ErrInvalidData) {
+			t.Errorf("%s: ReadAt in the damaged block = %x, %v; want a DataError", tc.form, p[:n], err)
+		}
+		f.Close()
+	}
+}

@@ -223,7 +223,11 @@ func (s *source) Size() (int64, error) {
 // decoder returns a decoder of the stored bytes in [enc, end), which reads
 // them from the base first bytes at a time at first (see chunkReader).
 func (s *source) decoder(enc, end int64, first int) *shiftedErrors {
-	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc, first, s.at.readsAhead())
+	form := ""
+	if s.layout != nil && enc >= s.layout.Header {
+		form = s.layout.Form // a start at a block, past the header
+	}
+	return s.dec.get(io.NewSectionReader(s.at, enc, end-enc), enc, first, s.at.readsAhead(), form)
 }
 
 // readChunk is the most stored bytes a decoder asks the base file for at a
@@ -392,6 +396,7 @@ type decoders struct {
 	codec   core.Codec
 	blocks  *blockCodec // nil unless codec is a core.BlockCodec whose streams have blocks
 	pool    sync.Pool   // of *shiftedErrors holding a core.ReaderResetter
+	forms   sync.Map    // form -> *sync.Pool of the core.FormDecoder's decoders
 	readers sync.Pool   // of *chunkReader
 }
 
@@ -432,19 +437,37 @@ func (bc *blockCodec) encodeBlocks(p []byte) ([]byte, error) {
 
 // get returns a decoder of the section r, which starts at offset base of a
 // stored file, reading first bytes of it from the base at first and up to
-// ahead chunks in the background (see chunkReader).
-func (d *decoders) get(r *io.SectionReader, base int64, first, ahead int) *shiftedErrors {
+// ahead chunks in the background (see chunkReader). form, when set, is the
+// form of the stream whose blocks r starts at, which a core.FormDecoder
+// decodes them in.
+func (d *decoders) get(r *io.SectionReader, base int64, first, ahead int, form string) *shiftedErrors {
 	c, ok := d.readers.Get().(*chunkReader)
 	if !ok {
 		c = &chunkReader{}
 	}
 	c.reset(r, first, ahead)
-	if s, ok := d.pool.Get().(*shiftedErrors); ok {
+	pool := d.poolOf(form)
+	if s, ok := pool.Get().(*shiftedErrors); ok {
 		s.r.(core.ReaderResetter).Reset(c)
 		s.src, s.base = c, base
 		return s
 	}
-	return &shiftedErrors{r: d.codec.NewDecodeReader(c), src: c, base: base}
+	if fd, ok := d.codec.(core.FormDecoder); ok && form != "" {
+		if r, err := fd.NewFormDecodeReader(c, form); err == nil {
+			return &shiftedErrors{r: r, src: c, base: base, pool: pool}
+		}
+	}
+	return &shiftedErrors{r: d.codec.NewDecodeReader(c), src: c, base: base, pool: &d.pool}
+}
+
+// poolOf returns the pool of the decoders of form: the FormDecoder's of
+// that form, or the codec's own.
+func (d *decoders) poolOf(form string) *sync.Pool {
+	if _, ok := d.codec.(core.FormDecoder); !ok || form == "" {
+		return &d.pool
+	}
+	p, _ := d.forms.LoadOrStore(form, new(sync.Pool))
+	return p.(*sync.Pool)
 }
 
 // put makes a decoder from get available for reuse, or closes it. One it
@@ -460,7 +483,7 @@ func (d *decoders) put(s *shiftedErrors) {
 	d.readers.Put(s.src)
 	s.src = nil
 	if reuse {
-		d.pool.Put(s)
+		s.pool.Put(s)
 	}
 }
 
@@ -471,6 +494,7 @@ type shiftedErrors struct {
 	r    io.ReadCloser
 	src  *chunkReader // what r reads from
 	base int64
+	pool *sync.Pool // where put returns it
 }
 
 func (s *shiftedErrors) Read(p []byte) (int, error) {

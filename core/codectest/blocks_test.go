@@ -62,6 +62,19 @@ func (l lined) Layout(_ io.ReaderAt, size int64) (core.Layout, error) { return l
 
 func (lined) EncodedLen(n int64) int64 { return n + 1 }
 
+// formed is the blocks codec as a core.FormDecoder whose form decoders
+// drop the first byte: they do not decode from a block boundary.
+type formed struct{ blocks }
+
+func (formed) NewFormDecodeReader(r io.Reader, form string) (io.ReadCloser, error) {
+	if form != "identity" {
+		return nil, fmt.Errorf("no form %q", form)
+	}
+	var b [1]byte
+	io.ReadFull(r, b[:])
+	return io.NopCloser(r), nil
+}
+
 // TestBlockProblems checks the check of core.BlockCodec: it passes true
 // declarations, with a layout or without (core.ErrNoLayout), and catches
 // a write layout the encodings do not have, a WriteLayout error that is no
@@ -94,6 +107,10 @@ func TestBlockProblems(t *testing.T) {
 	}
 	if p := blockProblems(lined{}, in, append(in, '\n')); len(p) == 0 || !strings.Contains(p[0], "is not those blocks") {
 		t.Errorf("blocks that do not encode alone: %q", p)
+	}
+	// A form decoder that does not decode from a block is caught.
+	if p := blockProblems(formed{}, in, in); len(p) == 0 || !strings.Contains(p[0], `decoding in form "identity"`) {
+		t.Errorf("a form decoder that drops a byte: %q", p)
 	}
 	// A decoder that does not start at any block is caught.
 	if p := blockProblems(blocks{writeErr: noLayout}, in, bytes.ToUpper(in)); len(p) == 0 || !strings.Contains(p[0], "decoding from the block") {

@@ -180,6 +180,16 @@ func blockProblems(bc core.BlockCodec, in, enc []byte) []string {
 		if err != nil || !bytes.Equal(got, in[off:]) {
 			fail("decoding from the block at plain offset %d: %q, %v; want %q", off, clip(got), err, clip(in[off:]))
 		}
+		if fd, ok := bc.(core.FormDecoder); ok {
+			r, err := fd.NewFormDecodeReader(bytes.NewReader(enc[encOff:]), l.Form)
+			var got []byte
+			if err == nil {
+				got, err = readAll(r)
+			}
+			if err != nil || !bytes.Equal(got, in[off:]) {
+				fail("decoding in form %q from the block at plain offset %d: %q, %v; want %q", l.Form, off, clip(got), err, clip(in[off:]))
+			}
+		}
 		if werr != nil {
 			continue
 		}

@@ -101,8 +101,9 @@ func (e *edgeByteReader) Read(p []byte) (int, error) {
 //     a fresh stream;
 //   - for a core.BlockCodec, Layout, WriteLayout, EncodedLen and
 //     Layout.EncodedOffset agree with the real encodings at every block
-//     boundary, a decoder started at any block boundary decodes the rest,
-//     and blocks declared independent encode the same alone; a codec whose
+//     boundary, a decoder started at any block boundary decodes the rest
+//     (a core.FormDecoder's of the layout's form too), and blocks declared
+//     independent encode the same alone; a codec whose
 //     WriteLayout declares no blocks (core.ErrNoLayout) has every layout
 //     its Layout finds in its encodings checked against them;
 //   - for a core.Configurable, an unknown option is refused with a

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/b14fs/b14fs/core"
 )
@@ -167,6 +168,27 @@ func (c *Codec) NewEncodeReader(r io.Reader) io.ReadCloser { return newEncoder(r
 // NewDecodeReader returns a reader of the decoding of r with the codec's
 // options.
 func (c *Codec) NewDecodeReader(r io.Reader) io.ReadCloser { return newDecoder(r, c.cfg) }
+
+// NewFormDecodeReader returns a reader of the decoding of r, the blocks of
+// a stream of the given form (as Layout gives it: "utf8" or "utf16be",
+// with "+bom" and "+checksum" when those apply) from a block boundary past
+// the byte order mark on (core.FormDecoder). Its units are decoded in
+// that form whatever their first bytes look like: a unit of the other form
+// is a *core.DataError, as when the stream is decoded from its start.
+func (c *Codec) NewFormDecodeReader(r io.Reader, form string) (io.ReadCloser, error) {
+	cfg := c.cfg
+	base, _, _ := strings.Cut(form, "+")
+	switch base {
+	case "utf8":
+		cfg.utf8 = true
+	case "utf16be":
+		cfg.utf8 = false
+	default:
+		return nil, fmt.Errorf("%s: no form %q", Name, form)
+	}
+	cfg.pinned = true
+	return newDecoder(r, cfg), nil
+}
 
 // NewEncodeWriter returns a writer of the encoding into w with the codec's
 // options.

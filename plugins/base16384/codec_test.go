@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/b14fs/b14fs/core"
@@ -289,5 +290,51 @@ func TestCodecDecodeFromBlock(t *testing.T) {
 				t.Errorf("%v: decoding %d blocks from plain offset %d: %d bytes, %v", opts, blocks, off, len(got), err)
 			}
 		}
+	}
+}
+
+// TestFormDecodeReader decodes the blocks of a stream from each block
+// boundary in the stream's form, and checks that a unit of the other form
+// there is a DataError, as it is when the stream is decoded from its start,
+// not data decoded in that form.
+func TestFormDecodeReader(t *testing.T) {
+	src := make([]byte, 100)
+	for i := range src {
+		src[i] = byte(i * 13)
+	}
+	for _, opts := range layoutOptions {
+		c := withOptions(t, opts...).(*Codec)
+		enc := encodeWithCodec(t, c, src)
+		l, err := c.Layout(bytes.NewReader(enc), int64(len(enc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for block := int64(0); block*int64(l.PlainBlock) < int64(len(src)); block++ {
+			r, err := c.NewFormDecodeReader(bytes.NewReader(enc[l.Header+block*int64(l.EncodedBlock):]), l.Form)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			if err != nil || !bytes.Equal(got, src[block*int64(l.PlainBlock):]) {
+				t.Fatalf("%s from block %d: %x, %v", l.Form, block, got, err)
+			}
+		}
+		// A block of the other form's first bytes: 'X0' starts a raw unit,
+		// E4 B8 80 a UTF-8 one.
+		other := "X0X0X0X0"
+		if !strings.HasPrefix(l.Form, "utf8") {
+			other = "\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8"
+		}
+		damaged := append([]byte(other), enc[l.Header+int64(l.EncodedBlock):]...)
+		r, err := c.NewFormDecodeReader(bytes.NewReader(damaged), l.Form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := io.ReadAll(r); !errors.Is(err, core.ErrInvalidData) {
+			t.Errorf("%s: a block of the other form decoded to %x, %v; want a DataError", l.Form, got, err)
+		}
+	}
+	if _, err := NewCodec().NewFormDecodeReader(bytes.NewReader(nil), "base64"); err == nil {
+		t.Error("NewFormDecodeReader of an unknown form: no error")
 	}
 }

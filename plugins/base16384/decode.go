@@ -49,10 +49,13 @@ func (d *decodeState) decode(dst, src []byte, final bool) (nDst, nSrc int, err e
 	if d.err != nil {
 		return 0, 0, d.err
 	}
-	if !d.started {
-		if len(src) < 3 && !final {
-			return 0, 0, nil
-		}
+	switch {
+	case d.started:
+	case d.cfg.pinned:
+		d.started, d.utf8 = true, d.cfg.utf8
+	case len(src) < 3 && !final:
+		return 0, 0, nil
+	default:
 		h, isUTF8 := d.cfg.detect(src[:min(len(src), 3)])
 		d.started, d.utf8 = true, isUTF8
 		nSrc = int(h)

@@ -12,6 +12,10 @@ type config struct {
 	newline     bool // end the UTF-8 form with a line break
 	newlineOff  bool // the options said newline=false: Text adds no line break
 	skipGarbage bool // skip bytes outside the alphabet when decoding the UTF-8 form
+	// pinned makes decoders take the form utf8 says, with no byte order
+	// mark, rather than telling it from the first bytes (a stream started
+	// at a block: Codec.NewFormDecodeReader).
+	pinned bool
 }
 
 // plain reports whether c encodes to the raw form without a byte order mark
