@@ -11,8 +11,8 @@ import (
 // there is no rename. fsx then writes a changed file's new content through
 // Replace instead of into a temporary file renamed over it, and never
 // changes a stored file in place. The other optional capabilities are
-// HighLatency, CheapLookups, and those of the files a base opens:
-// ConcurrentReaderAt and OpenStater.
+// HighLatency, CheapLookups, and ConcurrentReaderAt of the files a base
+// opens.
 type Replacer interface {
 	afero.Fs
 	// Replace returns a new, empty content for the file name, open for
@@ -29,27 +29,6 @@ type Replacement = interface {
 	// Discard drops the content, leaving the file as it was. It does
 	// nothing after Close.
 	Discard()
-}
-
-// An OpenStater is a file of a base that learnt its FileInfo when it was
-// opened, as a network filesystem does by sending a Stat with the open.
-// fsx takes that FileInfo instead of asking Stat, a round trip over a
-// network, after each open for reading.
-type OpenStater interface {
-	// OpenStat returns the file's FileInfo as of its open, or nil when it
-	// has none.
-	OpenStat() os.FileInfo
-}
-
-// openStat returns the FileInfo of f, opened just now: the one it learnt
-// when opened, if it is an OpenStater, else its Stat.
-func openStat(f afero.File) (os.FileInfo, error) {
-	if o, ok := f.(OpenStater); ok {
-		if info := o.OpenStat(); info != nil {
-			return info, nil
-		}
-	}
-	return f.Stat()
 }
 
 // A HighLatency base is one whose calls each wait for a round trip over a

@@ -72,7 +72,7 @@ func (f *Fs) decodedInfo(name, path string, known seen) (os.FileInfo, error) {
 		return nil, err
 	}
 	defer bf.Close()
-	stored, err := openStat(bf)
+	stored, err := bf.Stat()
 	if err != nil {
 		return nil, err
 	}

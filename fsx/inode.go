@@ -252,7 +252,7 @@ func (ino *inode) load() error {
 	if err != nil {
 		return err
 	}
-	info, err := openStat(bf)
+	info, err := bf.Stat()
 	switch {
 	case err == nil && info.IsDir(): // a directory named like a stored file
 		err = errIsDir

@@ -16,8 +16,8 @@ import (
 
 // A remoteFs stands for a base over a network (SFTP): a MemMapFs, without
 // file identities, that logs the calls fsx makes of it and of its files,
-// each of which would be a round trip. Its files tell the FileInfo of
-// their open (fsx.OpenStater), and it reports HighLatency when high is set.
+// each of which would be a round trip. It reports HighLatency and
+// CheapLookups as its fields say.
 type remoteFs struct {
 	afero.Fs
 	high, cheap bool
@@ -119,21 +119,13 @@ func (r *remoteFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File
 	if err != nil {
 		return nil, err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &remoteFile{File: f, fs: r, opened: info}, nil
+	return &remoteFile{File: f, fs: r}, nil
 }
 
 type remoteFile struct {
 	afero.File
-	fs     *remoteFs
-	opened os.FileInfo
+	fs *remoteFs
 }
-
-func (f *remoteFile) OpenStat() os.FileInfo { return f.opened }
 
 func (f *remoteFile) Stat() (os.FileInfo, error) {
 	f.fs.log("fstat", f.Name())
@@ -175,7 +167,7 @@ func TestHighLatencyLookups(t *testing.T) {
 			}{
 				{"dir", []string{"stat dir.b14", "stat dir"}},
 				{"missing", []string{"stat missing.b14", "stat missing"}},
-				{"file", []string{"stat file.b14", "open file.b14"}}, // opened for its decoded size
+				{"file", []string{"stat file.b14", "open file.b14", "fstat /file.b14"}}, // opened for its decoded size
 			} {
 				base.taken()
 				base.mu.Lock()
@@ -211,7 +203,7 @@ func TestHighLatencyLookups(t *testing.T) {
 }
 
 // TestOpenFileRoundTrips checks the calls to a base over a network that an
-// open file costs: its open learns its FileInfo (no Stat of it); a Stat of
+// open file costs: its open, and the Stat of the file it opened; a Stat of
 // its name looks it up once; after a Chmod and a Chtimes the next lookup
 // tells its FileInfo (no reopening, no Stat of their own); a Chmod leaves
 // writes unstored;
@@ -228,8 +220,8 @@ func TestOpenFileRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if calls := base.taken(); !slices.Equal(calls, []string{"stat f.b14", "open f.b14"}) {
-		t.Errorf("open: base calls %q, want a lookup and an open", calls)
+	if calls := base.taken(); !slices.Equal(calls, []string{"stat f.b14", "open f.b14", "fstat /f.b14"}) {
+		t.Errorf("open: base calls %q, want a lookup, an open and the Stat of what it opened", calls)
 	}
 	if _, err := fsys.Stat("f"); err != nil {
 		t.Fatal(err)
@@ -355,7 +347,6 @@ func TestStoreStatsAtOnce(t *testing.T) {
 	checkContent(t, fsys, "f", []byte("new\n"))
 }
 
-var _ fsx.OpenStater = (*remoteFile)(nil)
 var (
 	_ fsx.HighLatency  = (*remoteFs)(nil)
 	_ fsx.CheapLookups = (*remoteFs)(nil)

@@ -190,15 +190,6 @@ func (f *file) Chown(uid, gid int) error {
 	return f.use("chown", func(sf *sftp.File) error { return sf.Chown(uid, gid) })
 }
 
-// OpenStat returns the FileInfo that came with the open, of a file open
-// only for reading (the Stat sent with the open), or nil (fsx.OpenStater).
-func (f *file) OpenStat() os.FileInfo {
-	if f.writable {
-		return nil
-	}
-	return f.opened
-}
-
 func (f *file) Sync() error {
 	return f.use("sync", func(sf *sftp.File) error { return sf.Sync() })
 }

@@ -322,10 +322,6 @@ func TestOpenRoundTrips(t *testing.T) {
 	if info, err := f.Stat(); err != nil || info.Size() != 7 {
 		t.Errorf("Stat = %v, %v", info, err)
 	}
-	// The Stat sent with the open tells the file's FileInfo (fsx.OpenStater).
-	if info := f.(fsx.OpenStater).OpenStat(); info == nil || info.Size() != 7 || info.IsDir() {
-		t.Errorf("OpenStat = %v, want the file's", info)
-	}
 	// Closing a file open only for reading does not wait for the server.
 	before = proxy.Flights()
 	if err := f.Close(); err != nil {
@@ -345,9 +341,6 @@ func TestOpenRoundTrips(t *testing.T) {
 	}
 	if flights := proxy.Flights() - before; flights != 2 {
 		t.Errorf("an exclusive create took %d round trips, want 2", flights)
-	}
-	if info := w.(fsx.OpenStater).OpenStat(); info != nil {
-		t.Errorf("OpenStat of a file open for writing = %v, want nil", info)
 	}
 	before = proxy.Flights()
 	if err := w.(interface{ Chmod(os.FileMode) error }).Chmod(0o640); err != nil {
