@@ -33,6 +33,7 @@ import (
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
+	"github.com/b14fs/b14fs/internal/fsutil/parallel"
 	"github.com/spf13/afero"
 )
 
@@ -200,15 +201,14 @@ func (f *Fs) lookUpMapped(p, name string, stat func(string) (os.FileInfo, error)
 		l.info, l.err = stat(p)
 		return l
 	}
-	plain := new(lookup)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		plain.info, plain.err = stat(name)
-	}()
-	l.info, l.err = stat(p)
-	<-done
-	l.plain = plain
+	l.plain = new(lookup)
+	parallel.For(2, 2, func(i int) {
+		if i == 0 {
+			l.info, l.err = stat(p)
+		} else {
+			l.plain.info, l.plain.err = stat(name)
+		}
+	})
 	return l
 }
 

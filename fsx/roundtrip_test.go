@@ -2,13 +2,13 @@ package fsx_test
 
 import (
 	"fmt"
-	"github.com/b14fs/b14fs/core"
 	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/plugins/base16384"
 	"github.com/spf13/afero"

@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/fsutil/parallel"
 )
 
@@ -25,7 +24,7 @@ var errNotLooked = errors.New("not looked up")
 // starts at once, over a base whose calls each wait for a network, for the
 // Lookups the kernel makes right after (readdirplus: ls, ls -l, find, du,
 // rsync): a listing of N entries then takes about N/16 lookups' time
-// (fsx.ConcurrentLookups), not N. A lookup made ahead stands for one made
+// (mnt.lookups), not N. A lookup made ahead stands for one made
 // now only while nothing was changed through the mount since the
 // lookahead started (mnt.changing), and for lookaheadFor after it was
 // made.
@@ -62,7 +61,7 @@ func (n *node) lookAhead(dir string, names []string) {
 		old.stop()
 	}
 	go func() {
-		parallel.For(len(todo), fsx.ConcurrentLookups(n.m.fsys), func(i int) {
+		parallel.For(len(todo), n.m.lookups, func(i int) {
 			a := todo[i]
 			if ctx.Err() != nil {
 				a.err = errNotLooked

@@ -2,52 +2,20 @@ package mount
 
 import (
 	"fmt"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/testing/slowfs"
 	"github.com/spf13/afero"
 )
-
-// slowFs is a base whose lookups each take a while, as over a network, and
-// which records how many ran at once at most.
-type slowFs struct {
-	afero.Fs
-	mu      sync.Mutex
-	running int
-	most    int
-	stats   int
-}
-
-func (s *slowFs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
-	s.mu.Lock()
-	s.running++
-	s.stats++
-	s.most = max(s.most, s.running)
-	s.mu.Unlock()
-	time.Sleep(20 * time.Millisecond)
-	s.mu.Lock()
-	s.running--
-	s.mu.Unlock()
-	info, err := s.Fs.Stat(name)
-	return info, false, err
-}
-
-func (s *slowFs) HighLatency() bool { return true }
-
-func (s *slowFs) counts() (stats, most int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.stats, s.most
-}
 
 // TestLookahead checks the lookups a Readdir makes ahead: several at once,
 // each taken by one Lookup, and none taken once something changed through
 // the mount since the lookahead started.
 func TestLookahead(t *testing.T) {
 	t.Parallel()
-	base := &slowFs{Fs: afero.NewMemMapFs()}
+	base := slowfs.New(afero.NewMemMapFs(), 20*time.Millisecond)
 	var names []string
 	for i := range 40 {
 		name := fmt.Sprintf("f%02d", i)
@@ -56,7 +24,7 @@ func TestLookahead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n := &node{m: &mnt{fsys: base}}
+	n := &node{m: &mnt{fsys: base, lookups: fsx.ConcurrentLookups(base)}}
 	n.lookAhead("/", names)
 	for _, name := range names {
 		info, err, ok := n.lookedAhead(name)
@@ -64,7 +32,7 @@ func TestLookahead(t *testing.T) {
 			t.Fatalf("lookedAhead(%s) = %v, %v, %v; want its lookup", name, info, err, ok)
 		}
 	}
-	if stats, most := base.counts(); stats != len(names) || most < 2 {
+	if stats, most := base.Counts(); stats != len(names) || most < 2 {
 		t.Errorf("%d lookups, at most %d at once; want %d, several at once", stats, most, len(names))
 	}
 	if _, _, ok := n.lookedAhead("f00"); ok {

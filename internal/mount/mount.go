@@ -358,9 +358,10 @@ type mnt struct {
 	openMu  sync.Mutex
 	handles map[*handle]struct{} // the handles not released
 
-	// highLatency is whether fsys's calls wait for a network
-	// (fsx.HighLatency): a Readdir then looks its entries up ahead.
-	highLatency bool
+	// lookups is how many lookups to make at once over fsys
+	// (fsx.ConcurrentLookups); above 1, where its calls wait for a
+	// network, a Readdir looks its entries up ahead.
+	lookups int
 	// changes counts the starts and ends of operations that change the
 	// file system through the mount (changing).
 	changes atomic.Uint64
@@ -370,13 +371,10 @@ type mnt struct {
 
 // newMount makes the shared state and the root node.
 func newMount(fsys afero.Fs, opts Options) (*mnt, *node, error) {
-	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{}), umask: processUmask()}
+	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{}), umask: processUmask(), lookups: fsx.ConcurrentLookups(fsys)}
 	m.ids.init()
 	if fx, ok := fsys.(*fsx.Fs); ok {
 		fx.OnReplace(m.ids.replacedBase)
-	}
-	if h, ok := fsys.(fsx.HighLatency); ok {
-		m.highLatency = h.HighLatency()
 	}
 	info, err := m.lstat("/")
 	if err != nil {

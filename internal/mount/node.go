@@ -204,7 +204,7 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 			names = append(names, fi.Name())
 		}
 	}
-	if n.m.highLatency {
+	if n.m.lookups > 1 {
 		n.lookAhead(p, names)
 	}
 	return fs.NewListDirStream(entries), 0
