@@ -490,7 +490,7 @@ func (s *stageEdit) commitInPlace() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !os.SameFile(info, s.ino.info) || info.Size() != s.src.stored {
+	if !sameID(info, s.ino.info) || info.Size() != s.src.stored {
 		return false, nil
 	}
 

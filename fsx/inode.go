@@ -357,7 +357,7 @@ func (ino *inode) revalidate(known seen) (stale bool, err error) {
 	switch {
 	case err != nil || sameVersion(info, ino.info):
 		return false, nil // the next operation on the name reports what is wrong
-	case hasIdentity(info) && os.SameFile(info, ino.info):
+	case hasIdentity(info) && sameID(info, ino.info):
 		return false, ino.reload()
 	}
 	return true, nil
@@ -401,7 +401,7 @@ func sameVersion(a, b os.FileInfo) bool {
 // sameFile reports whether a and b describe one stored file, as far as the
 // base tells (bases without file identities: yes).
 func sameFile(a, b os.FileInfo) bool {
-	return !hasIdentity(a) || os.SameFile(a, b)
+	return !hasIdentity(a) || sameID(a, b)
 }
 
 // size returns the content's decoded size. ino.mu is held.

@@ -37,6 +37,15 @@ func identity(info os.FileInfo) (fileID, bool) {
 	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
 }
 
+// sameID reports whether a and b both tell their identity and describe
+// one file of the base. Unlike os.SameFile, it takes any base's FileInfo
+// whose Sys is a *syscall.Stat_t, not only the os package's.
+func sameID(a, b os.FileInfo) bool {
+	ia, oka := identity(a)
+	ib, okb := identity(b)
+	return oka && okb && ia == ib
+}
+
 // links returns the number of names the base file info describes has, or
 // 1 when the base does not tell.
 func links(info os.FileInfo) uint64 {

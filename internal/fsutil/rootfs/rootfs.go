@@ -1,7 +1,9 @@
 // Package rootfs is an afero.Fs over a directory that no name can leave:
-// every operation goes through an os.Root, so that neither ".." nor a
-// symbolic link, even one swapped in while the program runs, leads out of
-// the directory. `b14fs mount` and `b14fs serve` store their files in one.
+// every operation goes through an os.Root, or on Linux through openat2
+// with RESOLVE_BENEATH (one call where os.Root makes one for each directory
+// on the way), so that neither ".." nor a symbolic link, even one swapped
+// in while the program runs, leads out of the directory. `b14fs mount` and
+// `b14fs serve` store their files in one.
 package rootfs
 
 import (
@@ -10,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/afero"
@@ -23,7 +26,8 @@ import (
 // link, never what it points at) unless the Fs comes from FollowLinks.
 type Fs struct {
 	root   *os.Root
-	follow bool // Stat follows links (inside the directory)
+	fast   *beneath // nil where openat2 is not there
+	follow bool     // Stat follows links (inside the directory)
 }
 
 var (
@@ -37,16 +41,19 @@ func Open(dir string) (*Fs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fs{root: r}, nil
+	return &Fs{root: r, fast: openBeneath(r)}, nil
 }
 
 // FollowLinks returns the same directory with a Stat that follows links
 // inside it, as a file server wants: a link out of the directory then
 // fails to Stat. Closing either closes both.
-func (f *Fs) FollowLinks() *Fs { return &Fs{root: f.root, follow: true} }
+func (f *Fs) FollowLinks() *Fs { return &Fs{root: f.root, fast: f.fast, follow: true} }
 
 // Close closes the directory.
-func (f *Fs) Close() error { return f.root.Close() }
+func (f *Fs) Close() error {
+	f.fast.close()
+	return f.root.Close()
+}
 
 // rel turns a name into a path for the os.Root.
 func rel(name string) string {
@@ -88,7 +95,11 @@ func (f *Fs) Open(name string) (afero.File, error) {
 // OpenFile opens the named file; one opened for reading only is read from
 // start to end, so the kernel is asked for a larger readahead.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	file, err := f.root.OpenFile(rel(name), flag, perm)
+	p := rel(name)
+	file, ok, err := f.fast.openFile(p, flag, perm, filepath.Join(f.root.Name(), p))
+	if !ok {
+		file, err = f.root.OpenFile(p, flag, perm)
+	}
 	if err != nil {
 		return nil, fix(err)
 	}
@@ -96,6 +107,27 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 		adviseSequential(file)
 	}
 	return file, nil
+}
+
+// SyncDir flushes the entries of the directory dir to stable storage (see
+// atomicfile.DirSyncer). A file system that cannot is not an error.
+func (f *Fs) SyncDir(dir string) error {
+	p := rel(dir)
+	ok, err := f.fast.syncDir(p)
+	switch {
+	case !ok:
+		var d *os.File
+		if d, err = f.root.Open(p); err == nil {
+			err = d.Sync()
+			d.Close()
+		}
+	case err != nil:
+		err = &fs.PathError{Op: "sync", Path: p, Err: err}
+	}
+	if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EINVAL) {
+		return nil
+	}
+	return fix(err)
 }
 
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
@@ -119,17 +151,26 @@ func (f *Fs) RemoveAll(name string) error {
 // Stat describes the named file, directory or link; it follows a link only
 // for an Fs from FollowLinks.
 func (f *Fs) Stat(name string) (os.FileInfo, error) {
-	if f.follow {
-		fi, err := f.root.Stat(rel(name))
-		return fi, fix(err)
-	}
-	fi, err := f.root.Lstat(rel(name))
-	return fi, fix(err)
+	return f.stat(name, f.follow)
 }
 
 func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
-	info, err := f.root.Lstat(rel(name))
-	return info, true, fix(err)
+	info, err := f.stat(name, false)
+	return info, true, err
+}
+
+// stat describes the named file, following a last link when follow is set.
+func (f *Fs) stat(name string, follow bool) (os.FileInfo, error) {
+	p := rel(name)
+	fi, ok, err := f.fast.stat(p, follow)
+	switch {
+	case ok:
+	case follow:
+		fi, err = f.root.Stat(p)
+	default:
+		fi, err = f.root.Lstat(p)
+	}
+	return fi, fix(err)
 }
 
 func (f *Fs) Chmod(name string, mode os.FileMode) error {

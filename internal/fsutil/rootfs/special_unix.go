@@ -13,18 +13,27 @@ import (
 )
 
 // atParent runs do with a descriptor of the directory holding name, opened
-// through the os.Root (so never outside it), and name's last element.
+// beneath the directory or through the os.Root (so never outside it), and
+// name's last element.
 func (f *Fs) atParent(op, name string, do func(dirfd int, base string) error) error {
 	p := rel(name)
 	if p == "." {
 		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	d, err := f.root.Open(path.Dir(p))
-	if err != nil {
-		return fix(err)
+	dirfd, ok, err := f.fast.parent(p)
+	if !ok {
+		var d *os.File
+		if d, err = f.root.Open(path.Dir(p)); err == nil {
+			defer d.Close()
+			dirfd = int(d.Fd())
+		}
+	} else if err == nil {
+		defer unix.Close(dirfd)
 	}
-	defer d.Close()
-	if err := do(int(d.Fd()), path.Base(p)); err != nil {
+	if err != nil {
+		return fix(&fs.PathError{Op: "openat", Path: path.Dir(p), Err: err})
+	}
+	if err := do(dirfd, path.Base(p)); err != nil {
 		return &fs.PathError{Op: op, Path: name, Err: err}
 	}
 	return nil
@@ -33,7 +42,7 @@ func (f *Fs) atParent(op, name string, do func(dirfd int, base string) error) er
 // Mknod makes a special file: a FIFO, a socket, or (as root) a device, of
 // the type and permissions mode gives, and for a device the number dev.
 func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
-	m := uint32(mode.Perm())
+	m := unixMode(mode)
 	switch {
 	case mode&os.ModeNamedPipe != 0:
 		m |= unix.S_IFIFO
@@ -46,6 +55,15 @@ func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
 	default:
 		return &fs.PathError{Op: "mknod", Path: name, Err: fs.ErrInvalid}
 	}
+	return f.atParent("mknod", name, func(dirfd int, base string) error {
+		return unix.Mknodat(dirfd, base, m, int(dev))
+	})
+}
+
+// unixMode returns the permission bits of mode, with the set-user-ID,
+// set-group-ID and sticky bits, as the system calls take them.
+func unixMode(mode os.FileMode) uint32 {
+	m := uint32(mode.Perm())
 	if mode&os.ModeSetuid != 0 {
 		m |= unix.S_ISUID
 	}
@@ -55,9 +73,7 @@ func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
 	if mode&os.ModeSticky != 0 {
 		m |= unix.S_ISVTX
 	}
-	return f.atParent("mknod", name, func(dirfd int, base string) error {
-		return unix.Mknodat(dirfd, base, m, int(dev))
-	})
+	return m
 }
 
 // Lchtimes changes the access and modification times of the named file or

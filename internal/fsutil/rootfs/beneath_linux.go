@@ -1,0 +1,207 @@
+package rootfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// beneath resolves names in the directory with one openat2 call
+// (RESOLVE_BENEATH: the kernel refuses any step out of it, by "..", a link
+// or a link swapped in underneath, with EXDEV), where os.Root opens every
+// directory on the way, one call and one close each, and sets up a poller
+// for each file it opens. Linux 5.6 and later; where openat2 is missing or
+// refused (old kernels, seccomp filters), Open finds it so and every
+// operation goes through the os.Root.
+type beneath struct {
+	mu     sync.RWMutex // held shared while fd is in use, so Close waits
+	fd     int          // an O_PATH descriptor of the directory; -1 once closed
+	closed bool
+}
+
+const resolve = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
+
+// openBeneath returns the fast path over the directory r has open, or nil
+// where openat2 cannot serve it.
+func openBeneath(r *os.Root) *beneath {
+	fd, err := unix.Openat2(unix.AT_FDCWD, r.Name(), &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC})
+	if err != nil {
+		return nil
+	}
+	// The same directory as the os.Root's, not another one renamed to its
+	// name meanwhile.
+	var st unix.Stat_t
+	info, rerr := r.Stat(".")
+	rst, ok := info.Sys().(*syscall.Stat_t)
+	if rerr != nil || !ok || unix.Fstat(fd, &st) != nil || st.Dev != rst.Dev || st.Ino != rst.Ino {
+		unix.Close(fd)
+		return nil
+	}
+	return &beneath{fd: fd}
+}
+
+// close closes the descriptor, once the calls using it have returned.
+func (b *beneath) close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.closed = true
+		unix.Close(b.fd)
+		b.fd = -1
+	}
+}
+
+// open opens p, a path from rel, with openat2 beneath the directory. ok is
+// false when the fast path is not there (or closed): the caller then goes
+// through the os.Root, which reports a closed directory its way.
+func (b *beneath) open(p string, flags int, mode uint32) (fd int, ok bool, err error) {
+	if b == nil {
+		return -1, false, nil
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return -1, false, nil
+	}
+	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolve}
+	if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+		how.Mode = uint64(mode)
+	}
+	for range 16 {
+		fd, err = unix.Openat2(b.fd, p, &how)
+		// EAGAIN: a rename raced with a ".." in the path; try again, then
+		// leave it to the os.Root.
+		if err != unix.EINTR && err != unix.EAGAIN {
+			return fd, true, beneathErr(err)
+		}
+	}
+	return -1, false, nil
+}
+
+// beneathErr reports a step out of the directory as os.Root does (fix makes
+// it a permission error).
+func beneathErr(err error) error {
+	if err == unix.EXDEV {
+		return errEscapes
+	}
+	return err
+}
+
+var errEscapes = errors.New("path escapes from parent")
+
+// stat describes p, following a last link (inside the directory) when
+// follow is set. ok is false when the fast path is not there.
+func (b *beneath) stat(p string, follow bool) (fi os.FileInfo, ok bool, err error) {
+	if p == "." {
+		return nil, false, nil // the os.Root names the directory its way
+	}
+	flags := unix.O_PATH
+	if !follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, ok, err := b.open(p, flags, 0)
+	if !ok {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, &fs.PathError{Op: "statat", Path: p, Err: err}
+	}
+	defer unix.Close(fd)
+	info := &fileInfo{name: path.Base(p)}
+	if err := syscall.Fstat(fd, &info.st); err != nil {
+		return nil, true, &fs.PathError{Op: "statat", Path: p, Err: err}
+	}
+	return info, true, nil
+}
+
+// openFile opens p as os.Root.OpenFile does. A directory opened for
+// reading is left to the os.Root (ok false): its ReadDir then describes the
+// entries from the directory's descriptor, where a file from os.NewFile
+// would look them up by path.
+func (b *beneath) openFile(p string, flag int, perm os.FileMode, name string) (f *os.File, ok bool, err error) {
+	if flag&unix.O_DIRECTORY != 0 || p == "." {
+		return nil, false, nil
+	}
+	fd, ok, err := b.open(p, flag, unixMode(perm))
+	if !ok {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, &fs.PathError{Op: "openat", Path: p, Err: err}
+	}
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE) == 0 {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			unix.Close(fd)
+			return nil, false, nil
+		}
+	}
+	return os.NewFile(uintptr(fd), name), true, nil
+}
+
+// syncDir flushes the directory p to stable storage. ok is false when the
+// fast path is not there.
+func (b *beneath) syncDir(p string) (ok bool, err error) {
+	fd, ok, err := b.open(p, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if !ok || err != nil {
+		return ok, err
+	}
+	defer unix.Close(fd)
+	return true, unix.Fsync(fd)
+}
+
+// parent opens the directory holding p, for the *at calls; the caller
+// closes it. ok is false when the fast path is not there.
+func (b *beneath) parent(p string) (dirfd int, ok bool, err error) {
+	return b.open(path.Dir(p), unix.O_PATH|unix.O_DIRECTORY, 0)
+}
+
+// fileInfo is an os.FileInfo made from a stat(2), as the os package makes
+// them: Sys returns the *syscall.Stat_t.
+type fileInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (fi *fileInfo) Name() string       { return fi.name }
+func (fi *fileInfo) Size() int64        { return fi.st.Size }
+func (fi *fileInfo) IsDir() bool        { return fi.Mode().IsDir() }
+func (fi *fileInfo) ModTime() time.Time { return time.Unix(fi.st.Mtim.Unix()) }
+func (fi *fileInfo) Sys() any           { return &fi.st }
+
+func (fi *fileInfo) Mode() os.FileMode {
+	m := os.FileMode(fi.st.Mode & 0o777)
+	switch fi.st.Mode & unix.S_IFMT {
+	case unix.S_IFBLK:
+		m |= os.ModeDevice
+	case unix.S_IFCHR:
+		m |= os.ModeDevice | os.ModeCharDevice
+	case unix.S_IFDIR:
+		m |= os.ModeDir
+	case unix.S_IFIFO:
+		m |= os.ModeNamedPipe
+	case unix.S_IFLNK:
+		m |= os.ModeSymlink
+	case unix.S_IFSOCK:
+		m |= os.ModeSocket
+	}
+	if fi.st.Mode&unix.S_ISGID != 0 {
+		m |= os.ModeSetgid
+	}
+	if fi.st.Mode&unix.S_ISUID != 0 {
+		m |= os.ModeSetuid
+	}
+	if fi.st.Mode&unix.S_ISVTX != 0 {
+		m |= os.ModeSticky
+	}
+	return m
+}

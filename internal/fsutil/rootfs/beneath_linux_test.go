@@ -1,0 +1,165 @@
+package rootfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestBeneathAgrees checks that openat2's fast path answers every lookup and
+// open as os.Root does, over a tree of files, directories and links that
+// stay inside the directory, lead out of it, dangle or loop: the same
+// errors, the same files.
+func TestBeneathAgrees(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(outside, "secret"), []byte("outside"), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "a", "b", "file"), []byte("inside"), 0o640))
+	for link, target := range map[string]string{
+		"in":       "a/b/file",
+		"indir":    "a",
+		"a/up":     "../a/b",
+		"a/b/back": "../../in",
+		"out":      outside,
+		"outrel":   "../" + filepath.Base(outside),
+		"abs":      filepath.Join(dir, "a"),
+		"dangling": "missing",
+		"loop":     "loop",
+		"proc":     "/proc/self/root",
+	} {
+		must(os.Symlink(target, filepath.Join(dir, link)))
+	}
+	fast, err := Open(dir)
+	must(err)
+	defer fast.Close()
+	if fast.fast == nil {
+		t.Fatal("openat2 is not used here")
+	}
+	slow := &Fs{root: fast.root}
+	names := []string{
+		".", "a", "a/b", "a/b/file", "in", "indir", "indir/b/file", "a/up/file", "a/b/back",
+		"out", "out/secret", "outrel/secret", "abs", "abs/b", "dangling", "loop", "loop/x",
+		"proc", "proc/etc", "missing", "a/missing/x", "a/b/file/x", "../a", "a/../../x",
+	}
+	describe := func(info os.FileInfo, err error) string {
+		if err != nil {
+			var errno syscall.Errno
+			if errors.As(err, &errno) {
+				return "error " + errno.Error()
+			}
+			return fmt.Sprintf("error permission=%v", errors.Is(err, fs.ErrPermission))
+		}
+		st := info.Sys().(*syscall.Stat_t)
+		return fmt.Sprintf("%s %v %d ino=%d %v", info.Name(), info.Mode(), info.Size(), st.Ino, info.ModTime())
+	}
+	for _, name := range names {
+		for _, follow := range []bool{false, true} {
+			got := describe(fast.stat(name, follow))
+			want := describe(slow.stat(name, follow))
+			if got != want {
+				t.Errorf("stat(%q, follow=%v) = %s; os.Root: %s", name, follow, got, want)
+			}
+		}
+		for _, flag := range []int{os.O_RDONLY, os.O_WRONLY, os.O_WRONLY | os.O_CREATE, os.O_RDWR | os.O_CREATE | os.O_EXCL} {
+			got := openResult(fast, name, flag)
+			want := openResult(slow, name, flag)
+			if got != want {
+				t.Errorf("OpenFile(%q, %#x) = %s; os.Root: %s", name, flag, got, want)
+			}
+		}
+	}
+}
+
+// openResult describes what opening name with flag gives: an error, or the
+// file's identity and content. A file it creates is removed: name, or
+// "missing", where the link "dangling" leads.
+func openResult(f *Fs, name string, flag int) string {
+	file, err := f.OpenFile(name, flag, 0o600)
+	if err != nil {
+		var errno syscall.Errno
+		if errors.As(err, &errno) {
+			return "error " + errno.Error()
+		}
+		return fmt.Sprintf("error permission=%v", errors.Is(err, fs.ErrPermission))
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return "stat: " + err.Error()
+	}
+	if flag&os.O_CREATE != 0 {
+		defer f.Remove("missing")
+		if flag&os.O_EXCL != 0 {
+			defer f.Remove(name)
+		}
+	}
+	data, _ := io.ReadAll(file)
+	return fmt.Sprintf("ino=%d %q", info.Sys().(*syscall.Stat_t).Ino, data)
+}
+
+// TestBeneathOpens checks the files the fast path opens: their names,
+// appends, directories read through the os.Root, and a closed Fs.
+func TestBeneathOpens(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "d", "e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := f.OpenFile("/d/log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "d/log"); file.Name() != want {
+		t.Errorf("Name() = %q, want %q", file.Name(), want)
+	}
+	if _, err := file.WriteAt([]byte("x"), 0); err == nil {
+		t.Error("WriteAt on a file opened with O_APPEND succeeded")
+	}
+	file.Close()
+	if info, err := os.Stat(filepath.Join(dir, "d/log")); err != nil || info.Mode().Perm() != 0o644&^umask() {
+		t.Errorf("the file made: %v, %v", info, err)
+	}
+	d, err := f.Open("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := d.(*os.File).ReadDir(-1)
+	d.Close()
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("ReadDir = %v, %v", entries, err)
+	}
+	if err := f.Rename("d/log", "d/e/log"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Stat("d/e/log"); err != nil {
+		t.Error(err)
+	}
+	f.Close()
+	if _, err := f.Stat("d/e/log"); err == nil {
+		t.Error("Stat after Close succeeded")
+	}
+	if _, err := f.OpenFile("d/e/log", os.O_RDONLY, 0); err == nil {
+		t.Error("OpenFile after Close succeeded")
+	}
+}
+
+// umask returns the process's umask.
+func umask() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}

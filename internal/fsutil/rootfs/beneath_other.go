@@ -1,0 +1,23 @@
+//go:build !linux
+
+package rootfs
+
+import "os"
+
+// beneath is the fast path of Linux's openat2; elsewhere every operation
+// goes through the os.Root.
+type beneath struct{}
+
+func openBeneath(*os.Root) *beneath { return nil }
+
+func (*beneath) close() {}
+
+func (*beneath) stat(string, bool) (os.FileInfo, bool, error) { return nil, false, nil }
+
+func (*beneath) openFile(string, int, os.FileMode, string) (*os.File, bool, error) {
+	return nil, false, nil
+}
+
+func (*beneath) parent(string) (int, bool, error) { return -1, false, nil }
+
+func (*beneath) syncDir(string) (bool, error) { return false, nil }
