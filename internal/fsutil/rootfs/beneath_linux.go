@@ -64,7 +64,9 @@ func (b *beneath) close() {
 // false when the fast path is not there (or closed): the caller then goes
 // through the os.Root, which reports a closed directory its way.
 func (b *beneath) open(p string, flags int, mode uint32) (fd int, ok bool, err error) {
-	if b == nil {
+	if b == nil || len(p) >= unix.PathMax {
+		// A path too long for one call is left to the os.Root, which
+		// takes it a directory at a time.
 		return -1, false, nil
 	}
 	b.mu.RLock()
@@ -80,6 +82,9 @@ func (b *beneath) open(p string, flags int, mode uint32) (fd int, ok bool, err e
 		fd, err = unix.Openat2(b.fd, p, &how)
 		// EAGAIN: a rename raced with a ".." in the path; try again, then
 		// leave it to the os.Root.
+		if err == unix.ENAMETOOLONG {
+			return -1, false, nil
+		}
 		if err != unix.EINTR && err != unix.EAGAIN {
 			return fd, true, beneathErr(err)
 		}

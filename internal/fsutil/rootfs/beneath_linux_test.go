@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -162,4 +163,37 @@ func umask() os.FileMode {
 	m := syscall.Umask(0)
 	syscall.Umask(m)
 	return os.FileMode(m)
+}
+
+// TestBeneathLongPaths checks that paths longer than one system call takes
+// (PATH_MAX) still work, through the os.Root, as they did before the fast
+// path: pjdfstest makes them.
+func TestBeneathLongPaths(t *testing.T) {
+	f, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := ""
+	for len(p) < 5000 {
+		p += strings.Repeat("d", 200) + "/"
+		if err := f.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := p + "file"
+	file, err := f.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		t.Fatalf("OpenFile of a %d-byte path: %v", len(name), err)
+	}
+	file.Close()
+	if _, err := f.Stat(name); err != nil {
+		t.Errorf("Stat of a %d-byte path: %v", len(name), err)
+	}
+	if err := f.Rename(name, p+"moved"); err != nil {
+		t.Errorf("Rename of a %d-byte path: %v", len(name), err)
+	}
+	if err := f.SyncDir(p); err != nil {
+		t.Errorf("SyncDir of a %d-byte path: %v", len(p), err)
+	}
 }
