@@ -170,6 +170,97 @@ func (b *beneath) parent(p string) (dirfd int, ok bool, err error) {
 	return b.open(path.Dir(p), unix.O_PATH|unix.O_DIRECTORY, 0)
 }
 
+// at runs do on the directory holding p, opened beneath the directory,
+// and p's last element, as the os.Root's operation op would, reporting
+// do's error as a *fs.PathError of op. With follow, a last element that is
+// a link is left to the os.Root (ok false), which follows it inside the
+// directory; do then acts on the name itself, not following a link that
+// another program puts there meanwhile (as the os.Root does). ok is false
+// when the fast path is not there.
+func (b *beneath) at(op, p string, follow bool, do func(dirfd int, base string) error) (ok bool, err error) {
+	if p == "." {
+		return false, nil
+	}
+	dirfd, ok, err := b.parent(p)
+	if !ok {
+		return false, nil
+	}
+	if err == nil {
+		defer unix.Close(dirfd)
+		base := path.Base(p)
+		var st unix.Stat_t
+		if follow && unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			return false, nil
+		}
+		err = do(dirfd, base)
+	}
+	if err != nil {
+		return true, &fs.PathError{Op: op, Path: p, Err: beneathErr(err)}
+	}
+	return true, nil
+}
+
+// remove removes p, a file or an empty directory, as os.Root.Remove does.
+func (b *beneath) remove(p string) (ok bool, err error) {
+	return b.at("removeat", p, false, func(dirfd int, base string) error {
+		err := unix.Unlinkat(dirfd, base, 0)
+		if err == nil {
+			return nil
+		}
+		derr := unix.Unlinkat(dirfd, base, unix.AT_REMOVEDIR)
+		switch {
+		case derr == nil:
+			return nil
+		case derr != unix.ENOTDIR:
+			return derr // a directory: why it cannot go
+		}
+		return err
+	})
+}
+
+// mkdir makes the directory p.
+func (b *beneath) mkdir(p string, perm os.FileMode) (ok bool, err error) {
+	return b.at("mkdirat", p, false, func(dirfd int, base string) error {
+		return unix.Mkdirat(dirfd, base, unixMode(perm))
+	})
+}
+
+// chmod sets the mode of the file p names, following a last link.
+// Without fchmodat2 (Linux 6.6), the os.Root does it.
+func (b *beneath) chmod(p string, mode os.FileMode) (ok bool, err error) {
+	ok, err = b.at("chmodat", p, true, func(dirfd int, base string) error {
+		return unix.Fchmodat(dirfd, base, unixMode(mode), unix.AT_SYMLINK_NOFOLLOW)
+	})
+	if errors.Is(err, unix.EOPNOTSUPP) {
+		return false, nil
+	}
+	return ok, err
+}
+
+// lchown sets the owner and group of p, not following a link.
+func (b *beneath) lchown(p string, uid, gid int) (ok bool, err error) {
+	return b.at("lchownat", p, false, func(dirfd int, base string) error {
+		return unix.Fchownat(dirfd, base, uid, gid, unix.AT_SYMLINK_NOFOLLOW)
+	})
+}
+
+// chtimes sets the access and modification times of the file p names,
+// following a last link; a zero time leaves that time as it is.
+func (b *beneath) chtimes(p string, atime, mtime time.Time) (ok bool, err error) {
+	ts := []unix.Timespec{timespec(atime), timespec(mtime)}
+	return b.at("chtimesat", p, true, func(dirfd int, base string) error {
+		return unix.UtimesNanoAt(dirfd, base, ts, unix.AT_SYMLINK_NOFOLLOW)
+	})
+}
+
+// timespec returns t for utimensat, the zero time as UTIME_OMIT.
+func timespec(t time.Time) unix.Timespec {
+	if t.IsZero() {
+		return unix.Timespec{Sec: unix.UTIME_OMIT, Nsec: unix.UTIME_OMIT}
+	}
+	return unix.NsecToTimespec(t.UnixNano())
+}
+
 // fileInfo is an os.FileInfo made from a stat(2), as the os package makes
 // them: Sys returns the *syscall.Stat_t.
 type fileInfo struct {

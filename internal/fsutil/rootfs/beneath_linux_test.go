@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestBeneathAgrees checks that openat2's fast path answers every lookup and
@@ -17,54 +18,17 @@ import (
 // stay inside the directory, lead out of it, dangle or loop: the same
 // errors, the same files.
 func TestBeneathAgrees(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(os.WriteFile(filepath.Join(outside, "secret"), []byte("outside"), 0o644))
-	must(os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
-	must(os.WriteFile(filepath.Join(dir, "a", "b", "file"), []byte("inside"), 0o640))
-	for link, target := range map[string]string{
-		"in":       "a/b/file",
-		"indir":    "a",
-		"a/up":     "../a/b",
-		"a/b/back": "../../in",
-		"out":      outside,
-		"outrel":   "../" + filepath.Base(outside),
-		"abs":      filepath.Join(dir, "a"),
-		"dangling": "missing",
-		"loop":     "loop",
-		"proc":     "/proc/self/root",
-	} {
-		must(os.Symlink(target, filepath.Join(dir, link)))
-	}
+	dir, _ := makeTree(t)
 	fast, err := Open(dir)
-	must(err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer fast.Close()
 	if fast.fast == nil {
 		t.Fatal("openat2 is not used here")
 	}
 	slow := &Fs{root: fast.root}
-	names := []string{
-		".", "a", "a/b", "a/b/file", "in", "indir", "indir/b/file", "a/up/file", "a/b/back",
-		"out", "out/secret", "outrel/secret", "abs", "abs/b", "dangling", "loop", "loop/x",
-		"proc", "proc/etc", "missing", "a/missing/x", "a/b/file/x", "../a", "a/../../x",
-	}
-	describe := func(info os.FileInfo, err error) string {
-		if err != nil {
-			var errno syscall.Errno
-			if errors.As(err, &errno) {
-				return "error " + errno.Error()
-			}
-			return fmt.Sprintf("error permission=%v", errors.Is(err, fs.ErrPermission))
-		}
-		st := info.Sys().(*syscall.Stat_t)
-		return fmt.Sprintf("%s %v %d ino=%d %v", info.Name(), info.Mode(), info.Size(), st.Ino, info.ModTime())
-	}
-	for _, name := range names {
+	for _, name := range treeNames {
 		for _, follow := range []bool{false, true} {
 			got := describe(fast.stat(name, follow))
 			want := describe(slow.stat(name, follow))
@@ -80,6 +44,148 @@ func TestBeneathAgrees(t *testing.T) {
 			}
 		}
 	}
+}
+
+// treeNames are names to try in a tree from makeTree.
+var treeNames = []string{
+	".", "a", "a/b", "a/b/file", "in", "indir", "indir/b/file", "a/up/file", "a/b/back",
+	"out", "out/secret", "outrel/secret", "abs", "abs/b", "dangling", "loop", "loop/x",
+	"proc", "proc/etc", "missing", "a/missing/x", "a/b/file/x", "../a", "a/../../x", "a/b/",
+}
+
+// makeTree makes a directory of files, directories and links that stay
+// inside it, lead out of it (to outside, which holds a file), dangle or
+// loop.
+func makeTree(t *testing.T) (dir, outside string) {
+	dir, outside = t.TempDir(), t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(outside, "secret"), []byte("outside"), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "a", "b", "file"), []byte("inside"), 0o640))
+	then := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	must(os.Chtimes(filepath.Join(dir, "a", "b", "file"), then, then))
+	for link, target := range map[string]string{
+		"in":       "a/b/file",
+		"indir":    "a",
+		"a/up":     "../a/b",
+		"a/b/back": "../../in",
+		"out":      outside,
+		"outrel":   "../" + filepath.Base(outside),
+		"abs":      filepath.Join(dir, "a"),
+		"dangling": "missing",
+		"loop":     "loop",
+		"proc":     "/proc/self/root",
+	} {
+		must(os.Symlink(target, filepath.Join(dir, link)))
+	}
+	return dir, outside
+}
+
+// describe describes a FileInfo and an error, for comparisons.
+func describe(info os.FileInfo, err error) string {
+	if err != nil {
+		return describeErr(err)
+	}
+	st := info.Sys().(*syscall.Stat_t)
+	return fmt.Sprintf("%s %v %d ino=%d %v", info.Name(), info.Mode(), info.Size(), st.Ino, info.ModTime())
+}
+
+// describeErr describes an error by its errno, or whether it is a
+// permission error.
+func describeErr(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return "error " + errno.Error()
+	}
+	if err != nil {
+		return fmt.Sprintf("error permission=%v", errors.Is(err, fs.ErrPermission))
+	}
+	return "ok"
+}
+
+// TestBeneathChangesAgree checks that the fast path's changes (Remove,
+// Mkdir, Chmod, Chown, Chtimes) do what os.Root's do, to two copies of one
+// tree: the same errors, the same trees after each, nothing outside
+// touched.
+func TestBeneathChangesAgree(t *testing.T) {
+	when := time.Date(2001, 2, 3, 4, 5, 6, 7, time.UTC)
+	ops := []struct {
+		name string
+		do   func(f *Fs, name string) error
+	}{
+		{"chmod", func(f *Fs, name string) error { return f.Chmod(name, 0o700|os.ModeSetgid) }},
+		{"chown", func(f *Fs, name string) error { return f.Chown(name, os.Getuid(), os.Getgid()) }},
+		{"chtimes", func(f *Fs, name string) error { return f.Chtimes(name, when, when.Add(time.Hour)) }},
+		{"chtimes mtime", func(f *Fs, name string) error { return f.Chtimes(name, time.Time{}, when) }},
+		{"mkdir", func(f *Fs, name string) error { return f.Mkdir(name+"/new", 0o750) }},
+		{"mkdir over", func(f *Fs, name string) error { return f.Mkdir(name, 0o750) }},
+		{"remove", func(f *Fs, name string) error { return f.Remove(name) }},
+	}
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			slowDir, slowOut := makeTree(t)
+			fastDir, fastOut := makeTree(t)
+			slowRoot, err := os.OpenRoot(slowDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow := &Fs{root: slowRoot}
+			defer slow.Close()
+			fast, err := Open(fastDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fast.Close()
+			for _, name := range treeNames {
+				got, want := describeErr(op.do(fast, name)), describeErr(op.do(slow, name))
+				if got != want {
+					t.Errorf("%s(%q) = %s; os.Root: %s", op.name, name, got, want)
+				}
+				if got, want := listTree(t, fastDir), listTree(t, slowDir); got != want {
+					t.Fatalf("after %s(%q), the tree is\n%s\nos.Root left\n%s", op.name, name, got, want)
+				}
+			}
+			for _, out := range []string{slowOut, fastOut} {
+				if info, err := os.Stat(filepath.Join(out, "secret")); err != nil || info.Mode() != 0o644 {
+					t.Errorf("outside: %v, %v", info, err)
+				}
+				if entries, _ := os.ReadDir(out); len(entries) != 1 {
+					t.Errorf("outside: %v", entries)
+				}
+			}
+		})
+	}
+}
+
+// listTree describes every name in dir, with its mode, and for a file its
+// modification time.
+func listTree(t *testing.T, dir string) string {
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(&b, "%s %v", rel, info.Mode())
+		if info.Mode().IsRegular() {
+			fmt.Fprintf(&b, " %v", info.ModTime())
+		}
+		b.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // openResult describes what opening name with flag gives: an error, or the

@@ -2,7 +2,10 @@
 
 package rootfs
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // beneath is the fast path of Linux's openat2; elsewhere every operation
 // goes through the os.Root.
@@ -21,3 +24,13 @@ func (*beneath) openFile(string, int, os.FileMode, string) (*os.File, bool, erro
 func (*beneath) parent(string) (int, bool, error) { return -1, false, nil }
 
 func (*beneath) syncDir(string) (bool, error) { return false, nil }
+
+func (*beneath) remove(string) (bool, error) { return false, nil }
+
+func (*beneath) mkdir(string, os.FileMode) (bool, error) { return false, nil }
+
+func (*beneath) chmod(string, os.FileMode) (bool, error) { return false, nil }
+
+func (*beneath) lchown(string, int, int) (bool, error) { return false, nil }
+
+func (*beneath) chtimes(string, time.Time, time.Time) (bool, error) { return false, nil }

@@ -131,14 +131,26 @@ func (f *Fs) SyncDir(dir string) error {
 }
 
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
-	return fix(f.root.Mkdir(rel(name), perm))
+	p := rel(name)
+	if perm&^(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky) == 0 {
+		if ok, err := f.fast.mkdir(p, perm); ok {
+			return fix(err)
+		}
+	}
+	return fix(f.root.Mkdir(p, perm))
 }
 
 func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
 	return fix(f.root.MkdirAll(rel(name), perm))
 }
 
-func (f *Fs) Remove(name string) error { return fix(f.root.Remove(rel(name))) }
+func (f *Fs) Remove(name string) error {
+	p := rel(name)
+	if ok, err := f.fast.remove(p); ok {
+		return fix(err)
+	}
+	return fix(f.root.Remove(p))
+}
 
 // RemoveAll removes name and what it holds; never the directory itself.
 func (f *Fs) RemoveAll(name string) error {
@@ -174,15 +186,29 @@ func (f *Fs) stat(name string, follow bool) (os.FileInfo, error) {
 }
 
 func (f *Fs) Chmod(name string, mode os.FileMode) error {
-	return fix(f.root.Chmod(rel(name), mode))
+	p := rel(name)
+	if ok, err := f.fast.chmod(p, mode); ok {
+		return fix(err)
+	}
+	return fix(f.root.Chmod(p, mode))
 }
 
+// Chown changes the owner and group of the named file or link, not
+// following a link.
 func (f *Fs) Chown(name string, uid, gid int) error {
-	return fix(f.root.Lchown(rel(name), uid, gid))
+	p := rel(name)
+	if ok, err := f.fast.lchown(p, uid, gid); ok {
+		return fix(err)
+	}
+	return fix(f.root.Lchown(p, uid, gid))
 }
 
 func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
-	return fix(f.root.Chtimes(rel(name), atime, mtime))
+	p := rel(name)
+	if ok, err := f.fast.chtimes(p, atime, mtime); ok {
+		return fix(err)
+	}
+	return fix(f.root.Chtimes(p, atime, mtime))
 }
 
 func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
