@@ -20,9 +20,8 @@ import (
 // refused (old kernels, seccomp filters), Open finds it so and every
 // operation goes through the os.Root.
 type beneath struct {
-	mu     sync.RWMutex // held shared while fd is in use, so Close waits
-	fd     int          // an O_PATH descriptor of the directory; -1 once closed
-	closed bool
+	mu sync.RWMutex // held shared while fd is in use, so Close waits
+	fd int          // an O_PATH descriptor of the directory; -1 once closed
 }
 
 const resolve = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
@@ -37,13 +36,13 @@ func openBeneath(r *os.Root) *beneath {
 	// The same directory as the os.Root's, not another one renamed to its
 	// name meanwhile.
 	var st unix.Stat_t
-	info, rerr := r.Stat(".")
-	rst, ok := info.Sys().(*syscall.Stat_t)
-	if rerr != nil || !ok || unix.Fstat(fd, &st) != nil || st.Dev != rst.Dev || st.Ino != rst.Ino {
-		unix.Close(fd)
-		return nil
+	if info, err := r.Stat("."); err == nil && unix.Fstat(fd, &st) == nil {
+		if rst, ok := info.Sys().(*syscall.Stat_t); ok && st.Dev == rst.Dev && st.Ino == rst.Ino {
+			return &beneath{fd: fd}
+		}
 	}
-	return &beneath{fd: fd}
+	unix.Close(fd)
+	return nil
 }
 
 // close closes the descriptor, once the calls using it have returned.
@@ -53,8 +52,7 @@ func (b *beneath) close() {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.closed {
-		b.closed = true
+	if b.fd >= 0 {
 		unix.Close(b.fd)
 		b.fd = -1
 	}
@@ -71,7 +69,7 @@ func (b *beneath) open(p string, flags int, mode uint32) (fd int, ok bool, err e
 	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	if b.closed {
+	if b.fd < 0 {
 		return -1, false, nil
 	}
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolve}
@@ -80,16 +78,16 @@ func (b *beneath) open(p string, flags int, mode uint32) (fd int, ok bool, err e
 	}
 	for range 16 {
 		fd, err = unix.Openat2(b.fd, p, &how)
-		// EAGAIN: a rename raced with a ".." in the path; try again, then
-		// leave it to the os.Root.
-		if err == unix.ENAMETOOLONG {
-			return -1, false, nil
-		}
-		if err != unix.EINTR && err != unix.EAGAIN {
+		switch err {
+		case unix.ENAMETOOLONG:
+			return -1, false, nil // a name too long: the os.Root says so its way
+		case unix.EINTR, unix.EAGAIN:
+			// EAGAIN: a rename raced with a ".." in the path; try again.
+		default:
 			return fd, true, beneathErr(err)
 		}
 	}
-	return -1, false, nil
+	return -1, false, nil // raced 16 times: left to the os.Root
 }
 
 // beneathErr reports a step out of the directory as os.Root does (fix makes
