@@ -251,6 +251,57 @@ func (b *beneath) chtimes(p string, atime, mtime time.Time) (ok bool, err error)
 	})
 }
 
+// readlink returns the target of the link p.
+func (b *beneath) readlink(p string) (target string, ok bool, err error) {
+	ok, err = b.at("readlinkat", p, false, func(dirfd int, base string) error {
+		for size := 128; ; size *= 2 {
+			buf := make([]byte, size)
+			n, err := unix.Readlinkat(dirfd, base, buf)
+			if err != nil {
+				return err
+			}
+			if n < size {
+				target = string(buf[:n])
+				return nil
+			}
+		}
+	})
+	return target, ok, err
+}
+
+// symlink makes p a link to target, which it takes as it is. Its error is
+// the system call's, for an *os.LinkError.
+func (b *beneath) symlink(target, p string) (ok bool, err error) {
+	if p == "." {
+		return false, nil
+	}
+	dirfd, ok, err := b.parent(p)
+	if ok && err == nil {
+		err = unix.Symlinkat(target, dirfd, path.Base(p))
+		unix.Close(dirfd)
+	}
+	return ok, beneathErr(err)
+}
+
+// link makes newp another name of the file oldp names, not following a
+// link at oldp. Its error is the system call's, for an *os.LinkError.
+func (b *beneath) link(oldp, newp string) (ok bool, err error) {
+	if oldp == "." || newp == "." {
+		return false, nil
+	}
+	olddir, ok, err := b.parent(oldp)
+	if !ok || err != nil {
+		return ok, err
+	}
+	defer unix.Close(olddir)
+	newdir, ok, err := b.parent(newp)
+	if !ok || err != nil {
+		return ok, err
+	}
+	defer unix.Close(newdir)
+	return true, beneathErr(unix.Linkat(olddir, path.Base(oldp), newdir, path.Base(newp), 0))
+}
+
 // timespec returns t for utimensat, the zero time as UTIME_OMIT.
 func timespec(t time.Time) unix.Timespec {
 	if t.IsZero() {

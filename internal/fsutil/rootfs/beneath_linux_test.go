@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestBeneathAgrees checks that openat2's fast path answers every lookup and
-// open as os.Root does, over a tree of files, directories and links that
+// TestBeneathAgrees checks that openat2's fast path answers every lookup,
+// readlink and open as os.Root does, over a tree of files, directories and links that
 // stay inside the directory, lead out of it, dangle or loop: the same
 // errors, the same files.
 func TestBeneathAgrees(t *testing.T) {
@@ -31,6 +31,11 @@ func TestBeneathAgrees(t *testing.T) {
 			if got != want {
 				t.Errorf("stat(%q, follow=%v) = %s; os.Root: %s", name, follow, got, want)
 			}
+		}
+		got, gerr := fast.ReadlinkIfPossible(name)
+		want, werr := slow.ReadlinkIfPossible(name)
+		if got != want || describeErr(gerr) != describeErr(werr) {
+			t.Errorf("ReadlinkIfPossible(%q) = %q, %s; os.Root: %q, %s", name, got, describeErr(gerr), want, describeErr(werr))
 		}
 		for _, flag := range []int{os.O_RDONLY, os.O_WRONLY, os.O_WRONLY | os.O_CREATE, os.O_RDWR | os.O_CREATE | os.O_EXCL} {
 			got := openResult(fast, name, flag)
@@ -124,7 +129,7 @@ func describeErr(err error) string {
 }
 
 // TestBeneathChangesAgree checks that the fast path's changes (Remove,
-// Mkdir, Chmod, Chown, Chtimes) do what os.Root's do, to two copies of one
+// Mkdir, Chmod, Chown, Chtimes, links) do what os.Root's do, to two copies of one
 // tree: the same errors, the same trees after each, nothing outside
 // touched.
 func TestBeneathChangesAgree(t *testing.T) {
@@ -140,6 +145,10 @@ func TestBeneathChangesAgree(t *testing.T) {
 		{"mkdir", func(f *Fs, name string) error { return f.Mkdir(name+"/new", 0o750) }},
 		{"mkdir over", func(f *Fs, name string) error { return f.Mkdir(name, 0o750) }},
 		{"remove", func(f *Fs, name string) error { return f.Remove(name) }},
+		{"symlink", func(f *Fs, name string) error { return f.SymlinkIfPossible("../t", name+"/new") }},
+		{"symlink over", func(f *Fs, name string) error { return f.SymlinkIfPossible("t", name) }},
+		{"link", func(f *Fs, name string) error { return f.Link("a/b/file", name+"/new") }},
+		{"link from", func(f *Fs, name string) error { return f.Link(name, "a/new") }},
 	}
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
@@ -158,7 +167,7 @@ func TestBeneathChangesAgree(t *testing.T) {
 				if got != want {
 					t.Errorf("%s(%q) = %s; os.Root: %s", op.name, name, got, want)
 				}
-				if got, want := listTree(t, fastDir), listTree(t, slowDir); got != want {
+				if got, want := listTree(t, fastDir, fastOut), listTree(t, slowDir, slowOut); got != want {
 					t.Fatalf("after %s(%q), the tree is\n%s\nos.Root left\n%s", op.name, name, got, want)
 				}
 			}
@@ -174,9 +183,9 @@ func TestBeneathChangesAgree(t *testing.T) {
 	}
 }
 
-// listTree describes every name in dir, with its mode, and for a file its
-// modification time.
-func listTree(t *testing.T, dir string) string {
+// listTree describes every name in dir, with its mode, and for a link its
+// target (dir and outside named so), for a file its modification time.
+func listTree(t *testing.T, dir, outside string) string {
 	var b strings.Builder
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -188,6 +197,11 @@ func listTree(t *testing.T, dir string) string {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		fmt.Fprintf(&b, "%s %v", rel, info.Mode())
+		if target, err := os.Readlink(p); err == nil {
+			target = strings.ReplaceAll(target, dir, "DIR")
+			target = strings.ReplaceAll(target, filepath.Base(outside), "OUTSIDE")
+			fmt.Fprintf(&b, " -> %s", target)
+		}
 		if info.Mode().IsRegular() {
 			fmt.Fprintf(&b, " %v", info.ModTime())
 		}

@@ -34,3 +34,9 @@ func (*beneath) chmod(string, os.FileMode) (bool, error) { return false, nil }
 func (*beneath) lchown(string, int, int) (bool, error) { return false, nil }
 
 func (*beneath) chtimes(string, time.Time, time.Time) (bool, error) { return false, nil }
+
+func (*beneath) readlink(string) (string, bool, error) { return "", false, nil }
+
+func (*beneath) symlink(string, string) (bool, error) { return false, nil }
+
+func (*beneath) link(string, string) (bool, error) { return false, nil }

@@ -212,10 +212,21 @@ func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
 }
 
 func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
-	return fix(f.root.Symlink(oldname, rel(newname)))
+	p := rel(newname)
+	if ok, err := f.fast.symlink(oldname, p); ok {
+		if err != nil {
+			return fix(&os.LinkError{Op: "symlinkat", Old: oldname, New: p, Err: err})
+		}
+		return nil
+	}
+	return fix(f.root.Symlink(oldname, p))
 }
 
 func (f *Fs) ReadlinkIfPossible(name string) (string, error) {
-	target, err := f.root.Readlink(rel(name))
+	p := rel(name)
+	if target, ok, err := f.fast.readlink(p); ok {
+		return target, fix(err)
+	}
+	target, err := f.root.Readlink(p)
 	return target, fix(err)
 }

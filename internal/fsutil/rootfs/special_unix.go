@@ -87,7 +87,14 @@ func (f *Fs) Lchtimes(name string, atime, mtime time.Time) error {
 
 // Link makes newname another name of the file oldname names.
 func (f *Fs) Link(oldname, newname string) error {
-	return fix(f.root.Link(rel(oldname), rel(newname)))
+	oldp, newp := rel(oldname), rel(newname)
+	if ok, err := f.fast.link(oldp, newp); ok {
+		if err != nil {
+			return fix(&os.LinkError{Op: "linkat", Old: oldp, New: newp, Err: err})
+		}
+		return nil
+	}
+	return fix(f.root.Link(oldp, newp))
 }
 
 // Rename renames oldname to newname, replacing what newname names as
