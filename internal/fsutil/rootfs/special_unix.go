@@ -21,17 +21,18 @@ func (f *Fs) atParent(op, name string, do func(dirfd int, base string) error) er
 		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	dirfd, ok, err := f.fast.parent(p)
-	if !ok {
-		var d *os.File
-		if d, err = f.root.Open(path.Dir(p)); err == nil {
-			defer d.Close()
-			dirfd = int(d.Fd())
+	switch {
+	case !ok:
+		d, err := f.root.Open(path.Dir(p))
+		if err != nil {
+			return fix(err)
 		}
-	} else if err == nil {
-		defer unix.Close(dirfd)
-	}
-	if err != nil {
+		defer d.Close()
+		dirfd = int(d.Fd())
+	case err != nil:
 		return fix(&fs.PathError{Op: "openat", Path: path.Dir(p), Err: err})
+	default:
+		defer unix.Close(dirfd)
 	}
 	if err := do(dirfd, path.Base(p)); err != nil {
 		return &fs.PathError{Op: op, Path: name, Err: err}
