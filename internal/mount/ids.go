@@ -9,6 +9,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/fsutil/unixmode"
 )
 
 // A backingKey identifies a file of the base: its device and inode number.
@@ -74,7 +75,7 @@ func (t *table) bind(n *node, info os.FileInfo) {
 // child returns the inode to show for the entry name of parent, which
 // info describes: the node already showing that base file, or a new one.
 func (t *table) child(ctx context.Context, parent *node, name string, info os.FileInfo) *fs.Inode {
-	mode := fileType(info.Mode())
+	mode := unixmode.Type(info.Mode())
 	if key, ok := keyOf(info); ok {
 		t.mu.Lock()
 		c := t.byKey[key]
@@ -238,23 +239,4 @@ func (n *node) OnForget() {
 	if t.byIno[n.ino] == n {
 		delete(t.byIno, n.ino)
 	}
-}
-
-// fileType returns the S_IFMT bits for a file mode.
-func fileType(m os.FileMode) uint32 {
-	switch {
-	case m.IsDir():
-		return syscall.S_IFDIR
-	case m&os.ModeSymlink != 0:
-		return syscall.S_IFLNK
-	case m&os.ModeNamedPipe != 0:
-		return syscall.S_IFIFO
-	case m&os.ModeSocket != 0:
-		return syscall.S_IFSOCK
-	case m&os.ModeCharDevice != 0:
-		return syscall.S_IFCHR
-	case m&os.ModeDevice != 0:
-		return syscall.S_IFBLK
-	}
-	return syscall.S_IFREG
 }

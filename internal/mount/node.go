@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/fsutil/unixmode"
 )
 
 // node is a file, directory or link of the served file system. Its path is
@@ -107,27 +108,16 @@ func (n *node) childPath(name string) (string, bool) {
 	return joinPath(dir, name), ok
 }
 
-// osMode turns the mode bits of a FUSE request into an os.FileMode.
-func osMode(mode uint32) os.FileMode {
-	m := os.FileMode(mode & 0o777)
-	if mode&syscall.S_ISUID != 0 {
-		m |= os.ModeSetuid
-	}
-	if mode&syscall.S_ISGID != 0 {
-		m |= os.ModeSetgid
-	}
-	if mode&syscall.S_ISVTX != 0 {
-		m |= os.ModeSticky
-	}
-	return m
-}
+// osMode turns the permission and special bits of a FUSE request's mode
+// into an os.FileMode, leaving its type out.
+func osMode(mode uint32) os.FileMode { return unixmode.FileMode(mode &^ syscall.S_IFMT) }
 
 // fillAttr fills a with what info says: the file's type and mode bits as
 // the base has them, its shown size, and the base file's owner, link count,
 // times and disk use.
 func fillAttr(a *fuse.Attr, info os.FileInfo) {
 	m := info.Mode()
-	a.Mode = fileType(m) | uint32(m.Perm())
+	a.Mode = unixmode.Type(m) | uint32(m.Perm())
 	if m&os.ModeSetuid != 0 {
 		a.Mode |= syscall.S_ISUID
 	}
@@ -190,7 +180,7 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 			return nil, n.m.errno(err)
 		}
 		for _, de := range des {
-			entries = append(entries, fuse.DirEntry{Name: de.Name(), Mode: fileType(de.Type())})
+			entries = append(entries, fuse.DirEntry{Name: de.Name(), Mode: unixmode.Type(de.Type())})
 			names = append(names, de.Name())
 		}
 	} else {
@@ -200,7 +190,7 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		}
 		slices.SortFunc(infos, func(a, b os.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
 		for _, fi := range infos {
-			entries = append(entries, fuse.DirEntry{Name: fi.Name(), Mode: fileType(fi.Mode())})
+			entries = append(entries, fuse.DirEntry{Name: fi.Name(), Mode: unixmode.Type(fi.Mode())})
 			names = append(names, fi.Name())
 		}
 	}
@@ -368,17 +358,8 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	perm := osMode(mode)
-	switch mode & syscall.S_IFMT {
-	case syscall.S_IFIFO:
-		perm |= os.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		perm |= os.ModeSocket
-	case syscall.S_IFCHR:
-		perm |= os.ModeDevice | os.ModeCharDevice
-	case syscall.S_IFBLK:
-		perm |= os.ModeDevice
-	default:
+	perm := unixmode.FileMode(mode)
+	if perm&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice) == 0 {
 		return nil, syscall.EINVAL
 	}
 	if err := mk.Mknod(p, perm, uint64(dev)); err != nil {

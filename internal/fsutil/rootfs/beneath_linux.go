@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/b14fs/b14fs/internal/fsutil/unixmode"
 	"golang.org/x/sys/unix"
 )
 
@@ -134,7 +135,7 @@ func (b *beneath) openFile(p string, flag int, perm os.FileMode, name string) (f
 	if flag&unix.O_DIRECTORY != 0 || p == "." {
 		return nil, false, nil
 	}
-	fd, ok, err := b.open(p, flag, unixMode(perm))
+	fd, ok, err := b.open(p, flag, unixmode.Perm(perm))
 	if !ok {
 		return nil, false, nil
 	}
@@ -219,7 +220,7 @@ func (b *beneath) remove(p string) (ok bool, err error) {
 // mkdir makes the directory p.
 func (b *beneath) mkdir(p string, perm os.FileMode) (ok bool, err error) {
 	return b.at("mkdirat", p, false, func(dirfd int, base string) error {
-		return unix.Mkdirat(dirfd, base, unixMode(perm))
+		return unix.Mkdirat(dirfd, base, unixmode.Perm(perm))
 	})
 }
 
@@ -227,7 +228,7 @@ func (b *beneath) mkdir(p string, perm os.FileMode) (ok bool, err error) {
 // Without fchmodat2 (Linux 6.6), the os.Root does it.
 func (b *beneath) chmod(p string, mode os.FileMode) (ok bool, err error) {
 	ok, err = b.at("chmodat", p, true, func(dirfd int, base string) error {
-		return unix.Fchmodat(dirfd, base, unixMode(mode), unix.AT_SYMLINK_NOFOLLOW)
+		return unix.Fchmodat(dirfd, base, unixmode.Perm(mode), unix.AT_SYMLINK_NOFOLLOW)
 	})
 	if errors.Is(err, unix.EOPNOTSUPP) {
 		return false, nil
@@ -323,30 +324,4 @@ func (fi *fileInfo) IsDir() bool        { return fi.Mode().IsDir() }
 func (fi *fileInfo) ModTime() time.Time { return time.Unix(fi.st.Mtim.Unix()) }
 func (fi *fileInfo) Sys() any           { return &fi.st }
 
-func (fi *fileInfo) Mode() os.FileMode {
-	m := os.FileMode(fi.st.Mode & 0o777)
-	switch fi.st.Mode & unix.S_IFMT {
-	case unix.S_IFBLK:
-		m |= os.ModeDevice
-	case unix.S_IFCHR:
-		m |= os.ModeDevice | os.ModeCharDevice
-	case unix.S_IFDIR:
-		m |= os.ModeDir
-	case unix.S_IFIFO:
-		m |= os.ModeNamedPipe
-	case unix.S_IFLNK:
-		m |= os.ModeSymlink
-	case unix.S_IFSOCK:
-		m |= os.ModeSocket
-	}
-	if fi.st.Mode&unix.S_ISGID != 0 {
-		m |= os.ModeSetgid
-	}
-	if fi.st.Mode&unix.S_ISUID != 0 {
-		m |= os.ModeSetuid
-	}
-	if fi.st.Mode&unix.S_ISVTX != 0 {
-		m |= os.ModeSticky
-	}
-	return m
-}
+func (fi *fileInfo) Mode() os.FileMode { return unixmode.FileMode(fi.st.Mode) }

@@ -9,6 +9,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/b14fs/b14fs/internal/fsutil/unixmode"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,38 +44,13 @@ func (f *Fs) atParent(op, name string, do func(dirfd int, base string) error) er
 // Mknod makes a special file: a FIFO, a socket, or (as root) a device, of
 // the type and permissions mode gives, and for a device the number dev.
 func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
-	m := unixMode(mode)
-	switch {
-	case mode&os.ModeNamedPipe != 0:
-		m |= unix.S_IFIFO
-	case mode&os.ModeSocket != 0:
-		m |= unix.S_IFSOCK
-	case mode&os.ModeCharDevice != 0:
-		m |= unix.S_IFCHR
-	case mode&os.ModeDevice != 0:
-		m |= unix.S_IFBLK
-	default:
+	if mode&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice) == 0 {
 		return &fs.PathError{Op: "mknod", Path: name, Err: fs.ErrInvalid}
 	}
+	m := unixmode.Type(mode) | unixmode.Perm(mode)
 	return f.atParent("mknod", name, func(dirfd int, base string) error {
 		return unix.Mknodat(dirfd, base, m, int(dev))
 	})
-}
-
-// unixMode returns the permission bits of mode, with the set-user-ID,
-// set-group-ID and sticky bits, as the system calls take them.
-func unixMode(mode os.FileMode) uint32 {
-	m := uint32(mode.Perm())
-	if mode&os.ModeSetuid != 0 {
-		m |= unix.S_ISUID
-	}
-	if mode&os.ModeSetgid != 0 {
-		m |= unix.S_ISGID
-	}
-	if mode&os.ModeSticky != 0 {
-		m |= unix.S_ISVTX
-	}
-	return m
 }
 
 // Lchtimes changes the access and modification times of the named file or
