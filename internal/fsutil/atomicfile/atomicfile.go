@@ -262,7 +262,8 @@ func (f *File) Abort() {
 
 // A DirSyncer is a filesystem that flushes a directory its own way, which
 // SyncDir asks rather than opening the directory: one over a network that
-// cannot flush a directory says so without a round trip.
+// cannot flush a directory says so without a round trip. SyncDir takes its
+// errors as those of a directory's Sync.
 type DirSyncer interface {
 	SyncDir(dir string) error
 }
@@ -271,15 +272,17 @@ type DirSyncer interface {
 // or a creation in it survives a crash. Bases that cannot sync a directory
 // are not an error.
 func SyncDir(fsys afero.Fs, dir string) error {
+	var err error
 	if s, ok := fsys.(DirSyncer); ok {
-		return s.SyncDir(dir)
+		err = s.SyncDir(dir)
+	} else {
+		var d afero.File
+		if d, err = fsys.Open(dir); err != nil {
+			return err
+		}
+		err = d.Sync()
+		d.Close()
 	}
-	d, err := fsys.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	d.Close()
 	if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EINVAL) {
 		return nil
 	}

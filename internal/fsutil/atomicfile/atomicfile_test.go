@@ -2,11 +2,13 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -238,5 +240,30 @@ func TestThroughTheFile(t *testing.T) {
 	}
 	if base.dirSyncs != 1 {
 		t.Errorf("Commit asked the base to sync the directory %d times, want 1", base.dirSyncs)
+	}
+}
+
+// syncErr is a DirSyncer whose directory syncs fail with err.
+type syncErr struct {
+	afero.Fs
+	err error
+}
+
+func (s syncErr) SyncDir(string) error { return s.err }
+
+// TestSyncDirCannot checks that SyncDir takes a DirSyncer that cannot sync
+// a directory (EINVAL, errors.ErrUnsupported) as one that need not, as it
+// does for a directory's Sync, and reports its other errors.
+func TestSyncDirCannot(t *testing.T) {
+	broken := errors.New("broken")
+	for _, tc := range []struct{ err, want error }{
+		{nil, nil},
+		{&fs.PathError{Op: "sync", Path: "d", Err: syscall.EINVAL}, nil},
+		{errors.ErrUnsupported, nil},
+		{broken, broken},
+	} {
+		if got := SyncDir(syncErr{afero.NewMemMapFs(), tc.err}, "d"); got != tc.want {
+			t.Errorf("SyncDir with a DirSyncer failing with %v = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }

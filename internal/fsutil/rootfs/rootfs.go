@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/afero"
@@ -110,7 +109,8 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 }
 
 // SyncDir flushes the entries of the directory dir to stable storage (see
-// atomicfile.DirSyncer). A file system that cannot is not an error.
+// atomicfile.DirSyncer, which takes a file system that cannot for one that
+// need not).
 func (f *Fs) SyncDir(dir string) error {
 	p := rel(dir)
 	ok, err := f.fast.syncDir(p)
@@ -123,9 +123,6 @@ func (f *Fs) SyncDir(dir string) error {
 		}
 	case err != nil:
 		err = &fs.PathError{Op: "sync", Path: p, Err: err}
-	}
-	if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EINVAL) {
-		return nil
 	}
 	return fix(err)
 }
