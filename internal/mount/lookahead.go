@@ -23,8 +23,8 @@ var errNotLooked = errors.New("not looked up")
 // A lookahead holds the lookups of a directory's entries that its Readdir
 // starts at once, over a base whose calls each wait for a network, for the
 // Lookups the kernel makes right after (readdirplus: ls, ls -l, find, du,
-// rsync): a listing of N entries then takes about N/16 lookups' time
-// (mnt.lookups), not N. A lookup made ahead stands for one made
+// rsync): a listing of N entries then takes about N/mnt.lookups lookups'
+// time, not N. A lookup made ahead stands for one made
 // now only while nothing was changed through the mount since the
 // lookahead started (mnt.changing), and for lookaheadFor after it was
 // made.
