@@ -49,7 +49,7 @@ func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
 	}
 	m := unixmode.Type(mode) | unixmode.Perm(mode)
 	return f.atParent("mknod", name, func(dirfd int, base string) error {
-		return unix.Mknodat(dirfd, base, m, int(dev))
+		return mknodat(dirfd, base, m, dev)
 	})
 }
 

@@ -617,23 +617,6 @@ func TestNameTooLong(t *testing.T) {
 	}
 }
 
-// TestStatVFS checks that StatVFS tells the server's file system the root
-// is in: the same as statfs(2) of it, the server being this machine.
-func TestStatVFS(t *testing.T) {
-	s := remotetest.SSHD(t)
-	st, err := dial(t, s).StatVFS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var local syscall.Statfs_t
-	if err := syscall.Statfs(s.Root, &local); err != nil {
-		t.Fatal(err)
-	}
-	if st.Bsize != uint64(local.Bsize) || st.Blocks != local.Blocks || st.Namemax != uint64(local.Namelen) || st.Files != local.Files {
-		t.Errorf("StatVFS: %+v; statfs(2): %+v", st, local)
-	}
-}
-
 // TestFullDisk writes to a server whose disk is full (a 1 MiB tmpfs):
 // the writes fail with ENOSPC, as on a local disk, not with the server's
 // plain refusal (EIO through a mount); through fsx the file keeps what it

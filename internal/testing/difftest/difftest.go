@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package difftest is a differential test harness for filesystems: it
 // applies a random sequence of file operations, through several open
 // descriptors and by name, to two filesystems in lockstep, and reports the

@@ -7,8 +7,9 @@
 package guardpage
 
 import (
-	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // Region maps size bytes (rounded up to whole pages) between two
@@ -16,15 +17,15 @@ import (
 // The mapping is removed when the test ends.
 func Region(t testing.TB, size int) []byte {
 	t.Helper()
-	page := syscall.Getpagesize()
+	page := unix.Getpagesize()
 	size = (size + page - 1) / page * page
-	m, err := syscall.Mmap(-1, 0, size+2*page, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	m, err := unix.Mmap(-1, 0, size+2*page, unix.PROT_NONE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Munmap(m) })
+	t.Cleanup(func() { unix.Munmap(m) })
 	region := m[page : page+size : page+size]
-	if err := syscall.Mprotect(region, syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+	if err := unix.Mprotect(region, unix.PROT_READ|unix.PROT_WRITE); err != nil {
 		t.Fatal(err)
 	}
 	return region

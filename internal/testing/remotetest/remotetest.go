@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package remotetest starts the servers the remote backends' tests run
 // against, on loopback addresses only: an in-process S3 fake (gofakes3), a
 // SeaweedFS server with its S3 gateway, and OpenSSH's sshd. A test whose

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command testplugin is a codec plugin for the tests of package rpc and of
 // the b14fs command. It serves the codec its executable's name asks for
 // (b14fs-plugin-NAME): xor from internal/testing/testcodec, listing its option

@@ -1,0 +1,10 @@
+//go:build unix && !darwin && !freebsd
+
+package rootfs
+
+import "golang.org/x/sys/unix"
+
+// mknodat is mknodat(2).
+func mknodat(dirfd int, name string, mode uint32, dev uint64) error {
+	return unix.Mknodat(dirfd, name, mode, int(dev))
+}
