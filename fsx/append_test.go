@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"testing"
 
@@ -208,5 +209,46 @@ func TestAppendTwice(t *testing.T) {
 			}
 		}
 		checkContent(t, fsys, "log", []byte("start\none\ntwo\n"))
+	})
+}
+
+// TestWriteAtNoAppend checks that a file opened with O_APPEND writes at an
+// offset through WriteAtNoAppend, before and after appends (which stay at
+// the end), with the other write held either way (in memory as an append,
+// or staged).
+func TestWriteAtNoAppend(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, fsys *fsx.Fs, base afero.Fs, c core.Codec) {
+		mustWrite(t, fsys, "f", []byte("abcdefghij"))
+		f, err := fsys.OpenFile("f", os.O_RDWR|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, ok := f.(fsx.NoAppendWriterAt)
+		if !ok {
+			t.Fatalf("%T is not a NoAppendWriterAt", f)
+		}
+		f.Write([]byte("+"))
+		if _, err := w.WriteAtNoAppend([]byte("XY"), 2); err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("-"))
+		if _, err := w.WriteAtNoAppend([]byte("Z"), 10); err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.WriteAtNoAppend([]byte("x"), -1)
+		checkPathError(t, "WriteAtNoAppend at a negative offset", err, fs.ErrInvalid)
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkContent(t, fsys, "f", []byte("abXYefghijZ-"))
+
+		r, err := fsys.Open("f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		_, err = r.(fsx.NoAppendWriterAt).WriteAtNoAppend([]byte("x"), 0)
+		checkPathError(t, "WriteAtNoAppend on a read-only file", err, fsx.ErrReadOnly)
 	})
 }

@@ -27,7 +27,19 @@ type file struct {
 	changed bool  // the file changed the content since it was last stored
 }
 
-var _ afero.File = (*file)(nil)
+var (
+	_ afero.File       = (*file)(nil)
+	_ NoAppendWriterAt = (*file)(nil)
+)
+
+// A NoAppendWriterAt is a file that can write at an offset even when it was
+// opened with os.O_APPEND (whose Write goes to the end, and whose WriteAt
+// fails): fsx's files are.
+type NoAppendWriterAt interface {
+	// WriteAtNoAppend writes p at offset off, as WriteAt does on a file
+	// opened without os.O_APPEND.
+	WriteAtNoAppend(p []byte, off int64) (int, error)
+}
 
 // Name returns the name the file was opened by.
 func (f *file) Name() string { return f.name }

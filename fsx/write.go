@@ -56,13 +56,25 @@ func (f *file) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
 // WriteAt writes p at offset off. It is an error on a file opened with
 // os.O_APPEND.
 func (f *file) WriteAt(p []byte, off int64) (int, error) {
+	if f.flag&os.O_APPEND != 0 {
+		if err := f.check("write", os.O_WRONLY); err != nil {
+			return 0, err
+		}
+		return 0, pathError("write", f.name, ErrAppendOffset)
+	}
+	return f.WriteAtNoAppend(p, off)
+}
+
+// WriteAtNoAppend writes p at offset off as WriteAt does, also on a file
+// opened with os.O_APPEND, as pwritev2(2) with RWF_NOAPPEND does: for a
+// server such as a FUSE mount, which the kernel asks to write the pages of
+// a shared mapping back at their offsets through whichever of the file's
+// descriptors it picks (see NoAppendWriterAt).
+func (f *file) WriteAtNoAppend(p []byte, off int64) (int, error) {
 	if err := f.check("write", os.O_WRONLY); err != nil {
 		return 0, err
 	}
-	switch {
-	case f.flag&os.O_APPEND != 0:
-		return 0, pathError("write", f.name, ErrAppendOffset)
-	case off < 0:
+	if off < 0 {
 		return 0, pathError("write", f.name, errNegativeOffset)
 	}
 	f.ino.mu.Lock()

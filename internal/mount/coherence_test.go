@@ -516,3 +516,54 @@ func TestStoreWhileOpening(t *testing.T) {
 			len(got), got, got[max(0, len(got)-20):], len(short), len(long))
 	}
 }
+
+// TestMappedThroughAppend writes a file's pages through a shared mapping
+// while a descriptor of it opened with O_APPEND is open: the kernel writes
+// the pages back through any writable handle of the file, the O_APPEND
+// one too, and they must land at their offsets, not at the end. The
+// mapping is made in another process (a page fault of the process serving
+// the mount could wait on the mount while holding up its garbage
+// collector).
+func TestMappedThroughAppend(t *testing.T) {
+	need(t, "python3")
+	tm := mountNew(t)
+	for _, tc := range []struct {
+		name   string
+		script string
+	}{
+		// The mapping made through the O_APPEND descriptor (Python's
+		// "a+b", C's fopen "a+").
+		{"mapped-append", `
+fd = os.open(path, os.O_RDWR | os.O_APPEND)
+m = mmap.mmap(fd, 8)
+m[0:1] = b"X"; m.flush()
+m[3:5] = b"YZ"; m.close()
+os.write(fd, b"+")
+os.close(fd)`},
+		// Mapped through a plain descriptor, with an O_APPEND one opened
+		// after it (the kernel writes back through the newest).
+		{"append-opened-after", `
+fd = os.open(path, os.O_RDWR)
+m = mmap.mmap(fd, 8)
+a = os.open(path, os.O_WRONLY | os.O_APPEND)
+m[0:1] = b"X"; m.flush()
+m[3:5] = b"YZ"; m.flush()
+os.write(a, b"+")
+m.close(); os.close(fd); os.close(a)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tm.at(tc.name)
+			if err := os.WriteFile(path, []byte("abcdefgh"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run(t, "", "python3", "-c", "import mmap, os, sys\npath = sys.argv[1]\n"+tc.script, path)
+			const want = "XbcYZfgh+"
+			if b, err := os.ReadFile(path); string(b) != want || err != nil {
+				t.Errorf("through the mount: %q, %v; want %q", b, err, want)
+			}
+			if b, err := afero.ReadFile(tm.otherView(), tc.name); string(b) != want || err != nil {
+				t.Errorf("stored: %q, %v; want %q", b, err, want)
+			}
+		})
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/spf13/afero"
+
+	"github.com/b14fs/b14fs/fsx"
 )
 
 // handle is an open file: a file of the file system, opened by the
@@ -71,12 +73,21 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 		}
 	}
 	var err error
-	if h.append {
+	switch {
+	case !h.append:
+		_, err = h.f.WriteAt(data, off)
+	case h.n.m.writesBack(ctx):
+		// The pages of a shared mapping, which the kernel writes back
+		// through any writable handle of the file, go at their offsets.
+		if w, ok := h.f.(fsx.NoAppendWriterAt); ok {
+			_, err = w.WriteAtNoAppend(data, off)
+		} else {
+			_, err = h.f.WriteAt(data, off)
+		}
+	default:
 		// The kernel passes the end as it knows it; the file system
 		// appends at the end as it is.
 		_, err = h.f.Write(data)
-	} else {
-		_, err = h.f.WriteAt(data, off)
 	}
 	h.n.changed()
 	if err != nil {

@@ -208,7 +208,7 @@ func runErr(dir string, name string, args ...string) (string, error) {
 
 // debianPackage names the Debian package of the programs the tests run
 // that a minimal system may lack.
-var debianPackage = map[string]string{"rsync": "rsync", "sqlite3": "sqlite3", "diff": "diffutils"}
+var debianPackage = map[string]string{"rsync": "rsync", "sqlite3": "sqlite3", "diff": "diffutils", "python3": "python3"}
 
 // need fails the test when a program it runs is not installed: the tests
 // of the tools people use skip only where FUSE is missing, so that CI, which

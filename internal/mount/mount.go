@@ -132,7 +132,7 @@ func Mount(fsys afero.Fs, mountpoint string, opts Options) (*Server, error) {
 	if opts.Cache {
 		fo.NegativeTimeout = &timeout
 	}
-	srv, err := fuse.NewServer(fs.NewNodeFS(root, fo), mountpoint, &fo.MountOptions)
+	srv, err := fuse.NewServer(rawFS{fs.NewNodeFS(root, fo), m}, mountpoint, &fo.MountOptions)
 	if err != nil {
 		return nil, mountError(mountpoint, direct, err)
 	}
@@ -361,6 +361,9 @@ type mnt struct {
 	// changes counts the starts and ends of operations that change the
 	// file system through the mount (changing).
 	changes atomic.Uint64
+	// writeback holds the cancel channels of the WRITE requests being
+	// served that write back cached pages (see rawFS).
+	writeback sync.Map
 
 	logMu sync.Mutex
 }
