@@ -56,7 +56,7 @@ func (ino *inode) createTemp() (*atomicfile.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tmp.Chmod(ino.info.Mode() & modeBits); err != nil {
+	if err := tmp.Chmod(ino.info.Mode() & atomicfile.ModeBits); err != nil {
 		tmp.Abort()
 		return nil, err
 	}
@@ -122,7 +122,10 @@ func (s *streamEdit) commit() error {
 		info, err = nil, nil // removed meanwhile: the rename creates it again
 	case err == nil:
 		if err = terr; err == nil {
-			err = s.keepAttrs(info, tinfo)
+			// (tinfo is the temporary file's own Stat: a base may share
+			// one FileInfo among the opens of a file, as MemMapFs does, so
+			// ino.info may be current already.)
+			err = atomicfile.KeepAttrs(s.tmp, info, tinfo)
 		}
 	}
 	if err != nil {
@@ -173,28 +176,6 @@ func copyOver(base afero.Fs, path string, tmp afero.File) error {
 		err = cerr
 	}
 	return err
-}
-
-// keepAttrs gives the temporary file, described by tinfo, the mode and
-// owner the stored file has now, described by info (a Chmod may have
-// changed them since the temporary file was made, and a process running as
-// root makes files root's). tinfo is the temporary file's own Stat: a base
-// may share one FileInfo among the opens of a file (MemMapFs), so ino.info
-// may be current already.
-func (s *streamEdit) keepAttrs(info, tinfo os.FileInfo) error {
-	chowned := false
-	if uid, gid, ok := owner(info); ok && os.Geteuid() == 0 {
-		if tuid, tgid, _ := owner(tinfo); tuid != uid || tgid != gid {
-			if err := s.tmp.Chown(uid, gid); err != nil {
-				return err
-			}
-			chowned = true // which clears the setuid and setgid bits
-		}
-	}
-	if !chowned && tinfo.Mode()&modeBits == info.Mode()&modeBits {
-		return nil
-	}
-	return s.tmp.Chmod(info.Mode() & modeBits)
 }
 
 func (s *streamEdit) discard() { s.tmp.Abort() }

@@ -50,7 +50,3 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
-
-// modeBits are the mode bits a stored file keeps across a store: its
-// permissions and the setuid, setgid and sticky bits.
-const modeBits = os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky

@@ -8,10 +8,6 @@ import "os"
 // describes: never, here.
 func hasIdentity(os.FileInfo) bool { return false }
 
-// owner returns the owner and group of the base file info describes: not
-// told, here.
-func owner(os.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
-
 // A fileID identifies a file of the base.
 type fileID struct{}
 

@@ -14,16 +14,6 @@ func hasIdentity(info os.FileInfo) bool {
 	return ok && st != nil
 }
 
-// owner returns the owner and group of the base file info describes, if
-// the base tells them.
-func owner(info os.FileInfo) (uid, gid int, ok bool) {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || st == nil {
-		return 0, 0, false
-	}
-	return int(st.Uid), int(st.Gid), true
-}
-
 // A fileID identifies a file of the base: its device and inode number.
 type fileID struct{ dev, ino uint64 }
 

@@ -31,6 +31,7 @@ type davFS struct {
 	writable bool
 	props    *deadProps
 	caps     *capabilities
+	guard    *treeGuard
 }
 
 // capabilities are what the file system can do, found out once.
@@ -54,6 +55,16 @@ func (d davFS) renames() bool {
 		d.fs.RemoveAll(from)
 	})
 	return d.caps.renames
+}
+
+// lstat describes the named file, or the link it is, where the file system
+// tells links apart.
+func (d davFS) lstat(name string) (os.FileInfo, error) {
+	if l, ok := d.fs.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(name)
+		return fi, err
+	}
+	return d.fs.Stat(name)
 }
 
 var errReadOnly = &fs.PathError{Op: "write", Path: "/", Err: fs.ErrPermission}

@@ -10,6 +10,7 @@ import (
 	"path"
 	"syscall"
 
+	"github.com/spf13/afero"
 	"golang.org/x/net/webdav"
 
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
@@ -66,22 +67,49 @@ type discarder interface {
 // drop what was written to them, which could not keep an upload whole.
 var errNoDiscard = errors.New("serve: uploads need a file system whose files can discard writes (fsx)")
 
-// openUpload opens name for an upload from src. A PUT of a name that does
-// not exist is written in a stage, a temporary directory of the project's
-// beside it, and renamed into place whole when it is closed: the name
-// shows nothing until then, even to a server killed meanwhile. (fsx makes
-// the name of a file it creates at once, as a file system must.) A base
-// that cannot rename stores the new file in place, at its Close.
+// openUpload opens name for an upload from src. A PUT is written in a
+// stage, a temporary directory of the project's beside its target, and
+// renamed into place whole when it is closed, keeping the mode (and as root
+// the owner) of the file it replaces: the name shows the old content, or
+// nothing, until then, to every other request and to a server killed
+// meanwhile. (fsx shows what a file opened with O_TRUNC holds to every
+// open of it, and makes the name of a file it creates at once, as a file
+// system must.) A PUT through a symbolic link writes the file it leads to,
+// and a base that cannot rename (S3) stores the file in place, at its
+// Close.
 func (d davFS) openUpload(ctx context.Context, name string, src source, perm os.FileMode) (webdav.File, error) {
-	fi, err := d.fs.Stat(name)
+	target := clean(name)
+	_, put := src.(*putBody)
+	if put && !d.guard.startUpload(target) {
+		noteStatus(ctx, http.StatusLocked, "a MOVE, COPY or DELETE of a collection holding it is under way")
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	f, err := d.openUploadFile(ctx, name, src, perm)
+	if err != nil {
+		if put {
+			d.guard.endUpload(target)
+		}
+		return nil, noteFailure(ctx, err)
+	}
+	if put {
+		f.guard = d.guard
+	}
+	return f, nil
+}
+
+// openUploadFile opens the file an upload to name writes, as openUpload
+// says.
+func (d davFS) openUploadFile(ctx context.Context, name string, src source, perm os.FileMode) (*putFile, error) {
+	fi, err := d.lstat(name)
 	if err == nil && fi.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	}
 	target, stage := name, ""
-	if _, put := src.(*putBody); put && errors.Is(err, fs.ErrNotExist) && d.renames() {
+	replaces := err == nil && fi.Mode().IsRegular()
+	if _, put := src.(*putBody); put && (replaces || errors.Is(err, fs.ErrNotExist)) && d.renames() {
 		stage = path.Join(path.Dir(name), atomicfile.TempName(path.Base(name)))
 		if err := d.fs.Mkdir(stage, 0o700); err != nil {
-			return nil, noteFailure(ctx, err)
+			return nil, err
 		}
 		name = path.Join(stage, path.Base(name))
 	}
@@ -104,11 +132,12 @@ func (d davFS) openUpload(ctx context.Context, name string, src source, perm os.
 		if stage != "" {
 			d.fs.RemoveAll(stage)
 		}
-		return nil, noteFailure(ctx, err)
+		return nil, err
 	}
 	return &putFile{
 		davFile: davFile{File: f, fs: d.fs, name: target, props: d.props},
 		ctx:     ctx, created: created, stage: stage, written: name, src: src,
+		replaces: replaces && stage != "",
 	}, nil
 }
 
@@ -121,7 +150,9 @@ type putFile struct {
 	created  bool
 	stage    string // the stage the upload is written in, or ""
 	written  string // the name written: name, or name's place in the stage
+	replaces bool   // the stage replaces a file: it takes its mode and owner
 	src      source
+	guard    *treeGuard // for a PUT: the guard that noted it
 	writeErr error
 }
 
@@ -139,6 +170,9 @@ func (f *putFile) Close() error {
 		f.fs.RemoveAll(f.stage)
 	} else if err != nil && f.created {
 		f.fs.Remove(f.written) // the empty file that held the name
+	}
+	if f.guard != nil {
+		f.guard.endUpload(clean(f.name))
 	}
 	return err
 }
@@ -164,8 +198,37 @@ func (f *putFile) store() error {
 		return err
 	}
 	err = f.davFile.File.Close()
+	if err == nil && f.replaces {
+		err = f.keepAttrs()
+	}
 	if err == nil && f.stage != "" {
 		err = f.fs.Rename(f.written, f.name)
 	}
 	return noteFailure(f.ctx, err)
 }
+
+// keepAttrs gives the stored upload the mode, and as root the owner, of the
+// file it replaces, if that is still there.
+func (f *putFile) keepAttrs() error {
+	info, err := f.fs.Stat(f.name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	uinfo, err := f.fs.Stat(f.written)
+	if err != nil {
+		return err
+	}
+	return atomicfile.KeepAttrs(namedFile{f.fs, f.written}, info, uinfo)
+}
+
+// namedFile changes the mode and owner of a file of fs by its name.
+type namedFile struct {
+	fs   afero.Fs
+	name string
+}
+
+func (n namedFile) Chmod(mode os.FileMode) error { return n.fs.Chmod(n.name, mode) }
+func (n namedFile) Chown(uid, gid int) error     { return n.fs.Chown(n.name, uid, gid) }

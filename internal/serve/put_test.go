@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -234,5 +236,103 @@ func TestFullDisk(t *testing.T) {
 		if d := diffSnapshots(before, snapshot(t, dir)); d != "" {
 			t.Errorf("after %s %s %q on a full disk:%s", tt.method, tt.name, tt.hdr, d)
 		}
+	}
+}
+
+// TestPutUnseenUntilWhole checks that a PUT over a file shows nothing of
+// the new content to other requests until the whole body has arrived: a
+// GET or COPY of the file meanwhile has the old content; that a MOVE,
+// DELETE or COPY that would take the upload's directory away meanwhile is
+// refused with 423 Locked, leaving everything as it was; and that the
+// upload then replaces the file.
+func TestPutUnseenUntilWhole(t *testing.T) {
+	srv, dir, _, _ := setup(t, Options{Writable: true})
+	stored := filepath.Join(dir, "sub", "notes.txt.b14")
+	root := os.Geteuid() == 0
+	if root {
+		if err := os.Chown(stored, 4321, 4322); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(stored, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := strings.Repeat("N", 100000)
+	conn.Write([]byte("PUT /sub/notes.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + body[:60000]))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		entries, _ := os.ReadDir(filepath.Join(dir, "sub"))
+		if len(entries) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("PUT under way: %v, want the stored file and a stage", entries)
+		}
+	}
+	const old = "some notes\n"
+	if _, data := do(t, "GET", srv.URL+"/sub/notes.txt", nil); string(data) != old {
+		t.Errorf("GET during the upload: %.20q (%d bytes), want the old content", data, len(data))
+	}
+	if resp, _ := do(t, "HEAD", srv.URL+"/sub/notes.txt", nil); resp.ContentLength != int64(len(old)) {
+		t.Errorf("HEAD during the upload: Content-Length %d, want %d", resp.ContentLength, len(old))
+	}
+	if resp, _ := do(t, "COPY", srv.URL+"/sub/notes.txt", nil, "Destination", srv.URL+"/copy.txt"); resp.StatusCode != http.StatusCreated {
+		t.Errorf("COPY of the file during the upload: %s", resp.Status)
+	}
+	for _, req := range []struct{ method, path, dest string }{
+		{"MOVE", "/sub", "/moved"},
+		{"MOVE", "/big.bin", "/sub"},
+		{"DELETE", "/sub", ""},
+		{"DELETE", "/", ""},
+		{"COPY", "/big.bin", "/sub"},
+	} {
+		resp, _ := do(t, req.method, srv.URL+req.path, nil, "Destination", srv.URL+req.dest, "Overwrite", "T")
+		if resp.StatusCode != http.StatusLocked {
+			t.Errorf("%s %s %s during an upload into /sub: %s, want 423 Locked", req.method, req.path, req.dest, resp.Status)
+		}
+	}
+	conn.Write([]byte(body[60000:]))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT: %s", resp.Status)
+	}
+	if _, data := do(t, "GET", srv.URL+"/sub/notes.txt", nil); string(data) != body {
+		t.Errorf("after the PUT: %.20q (%d bytes)", data, len(data))
+	}
+	if fi, err := os.Stat(stored); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("after the PUT: %v, %v, want mode 0640", fi.Mode(), err)
+	} else if st := fi.Sys().(*syscall.Stat_t); root && (st.Uid != 4321 || st.Gid != 4322) {
+		t.Errorf("after the PUT, as root: owner %d:%d, want 4321:4322", st.Uid, st.Gid)
+	}
+	if _, data := do(t, "GET", srv.URL+"/copy.txt", nil); string(data) != old {
+		t.Errorf("the copy made during the upload: %.20q (%d bytes), want the old content", data, len(data))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.bin.b14")); err != nil {
+		t.Error(err)
+	}
+	if resp, _ := do(t, "MOVE", srv.URL+"/sub", nil, "Destination", srv.URL+"/moved"); resp.StatusCode != http.StatusCreated {
+		t.Errorf("MOVE after the upload: %s", resp.Status)
+	}
+}
+
+// TestPutContentRange checks that a PUT of part of a file (Content-Range)
+// is refused, as RFC 9110 asks, rather than replacing the file with the
+// part.
+func TestPutContentRange(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{Writable: true})
+	resp, _ := do(t, "PUT", srv.URL+"/sub/notes.txt", strings.NewReader("AB"), "Content-Range", "bytes 2-3/11")
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("PUT with Content-Range: %s, want 400", resp.Status)
+	}
+	if _, data := do(t, "GET", srv.URL+"/sub/notes.txt", nil); string(data) != "some notes\n" {
+		t.Errorf("after a refused PUT with Content-Range: %q", data)
 	}
 }

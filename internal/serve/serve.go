@@ -57,7 +57,7 @@ var writeMethods = map[string]bool{
 func Handler(fsys afero.Fs, opts Options) http.Handler {
 	h := &handler{opts: opts}
 	h.dav = &webdav.Handler{
-		FileSystem: davFS{fs: fsys, writable: opts.Writable, props: newDeadProps(), caps: new(capabilities)},
+		FileSystem: davFS{fs: fsys, writable: opts.Writable, props: newDeadProps(), caps: new(capabilities), guard: newTreeGuard()},
 		LockSystem: webdav.NewMemLS(),
 		Logger:     h.logError,
 	}
@@ -129,6 +129,11 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case r.Method == http.MethodPut:
+		if r.Header.Get("Content-Range") != "" {
+			// RFC 9110, 14.5: a partial PUT would replace the whole file.
+			http.Error(w, "PUT with Content-Range: partial updates are not supported", http.StatusBadRequest)
+			return
+		}
 		if h.opts.MaxUpload > 0 && r.ContentLength > h.opts.MaxUpload {
 			http.Error(w, "the body is over the upload limit", http.StatusRequestEntityTooLarge)
 			return
@@ -155,6 +160,14 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	r = withListed(r)
 	r, failed := withFailures(r)
 	w = &failureWriter{ResponseWriter: w, failure: failed}
+	if trees := changedTrees(r, dest); trees != nil {
+		guard := h.dav.FileSystem.(davFS).guard
+		if !guard.startChange(trees...) {
+			http.Error(w, "an upload into it is under way", http.StatusLocked)
+			return
+		}
+		defer guard.endChange(trees...)
+	}
 	if (r.Method == "MOVE" || r.Method == "COPY") && dest != nil {
 		fsys := h.dav.FileSystem.(davFS)
 		rep := newReplacement(fsys, r.Method, clean(r.URL.Path), clean(dest.Path), func(err error) { h.logError(r, err) })
@@ -163,6 +176,21 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		defer rep.finish(http.StatusInternalServerError) // if webdav wrote no status
 	}
 	h.dav.ServeHTTP(w, r)
+}
+
+// changedTrees returns the trees that r, a request with the Destination
+// dest, removes or replaces: a DELETE's, a MOVE's source and destination,
+// a COPY's destination (see treeGuard).
+func changedTrees(r *http.Request, dest *url.URL) []string {
+	switch {
+	case r.Method == http.MethodDelete:
+		return []string{clean(r.URL.Path)}
+	case r.Method == "MOVE" && dest != nil:
+		return []string{clean(r.URL.Path), clean(dest.Path)}
+	case r.Method == "COPY" && dest != nil:
+		return []string{clean(dest.Path)}
+	}
+	return nil
 }
 
 // checkMoveCopy refuses, before anything is changed, a MOVE or COPY that
