@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/b14fs/b14fs/core"
@@ -230,7 +231,9 @@ func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 		switch {
 		case err == nil && !info.IsDir():
 			return target{stored: p, info: info, encoded: !isSpecial(info), infos: known.infos}, nil
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENAMETOOLONG):
+			// (A stored name too long for the base is no file: a
+			// directory may have the name itself.)
 			return target{}, err
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -477,5 +479,37 @@ func TestReaddirKeepsGoodEntries(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"a", "c"}) || !errors.Is(err, core.ErrInvalidData) {
 		t.Errorf("Readdir = %v, %v; want [a c] and the error of b", names, err)
+	}
+}
+
+// TestLongDirectoryNames checks that a directory whose name is too long for
+// a file's stored name (NAME_MAX less the codec's suffix, here 252 to 255
+// bytes) is made, found, listed and used as any directory is, while a file
+// of such a name fails with ENAMETOOLONG.
+func TestLongDirectoryNames(t *testing.T) {
+	t.Parallel()
+	fsys := newFs(t, afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), base16384.NewCodec())
+	for _, n := range []int{251, 252, 255} {
+		name := strings.Repeat("d", n)
+		if err := fsys.Mkdir(name, 0o755); err != nil {
+			t.Fatalf("Mkdir of a %d-byte name: %v", n, err)
+		}
+		if info, err := fsys.Stat(name); err != nil || !info.IsDir() {
+			t.Fatalf("Stat of a %d-byte directory: %v, %v", n, info, err)
+		}
+		mustWrite(t, fsys, name+"/f", []byte("in a long directory"))
+		checkContent(t, fsys, name+"/f", []byte("in a long directory"))
+		if err := fsys.Rename(name, name+"/../"+strings.Repeat("e", n)); err != nil {
+			t.Fatalf("Rename of a %d-byte directory: %v", n, err)
+		}
+		checkContent(t, fsys, strings.Repeat("e", n)+"/f", []byte("in a long directory"))
+	}
+	names, err := afero.ReadDir(fsys, ".")
+	if err != nil || len(names) != 3 {
+		t.Fatalf("ReadDir: %d entries, %v; want the 3 directories", len(names), err)
+	}
+	err = afero.WriteFile(fsys, strings.Repeat("f", 252), []byte("x"), 0o644)
+	if !errors.Is(err, syscall.ENAMETOOLONG) {
+		t.Errorf("a file of a 252-byte name: %v, want ENAMETOOLONG", err)
 	}
 }
