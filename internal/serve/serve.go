@@ -24,6 +24,7 @@ import (
 	"golang.org/x/net/webdav"
 
 	"github.com/b14fs/b14fs/core"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 )
 
 // Limits on what a client sends.
@@ -261,7 +262,9 @@ var errBadPath = errors.New("bad path: no '..' or '.' segments, encoded slashes,
 
 // checkPath refuses a URL path that could mean something else to another
 // layer: dot segments (even percent-encoded), encoded slashes or
-// backslashes, backslashes and NUL bytes.
+// backslashes, backslashes, NUL bytes, and names of the project's temporary
+// files and directories (never listed, and removed once their process
+// is gone).
 func checkPath(u *url.URL) error {
 	raw := strings.ToLower(u.EscapedPath())
 	if strings.Contains(raw, "%2f") || strings.Contains(raw, "%5c") || strings.Contains(raw, "%00") {
@@ -275,7 +278,7 @@ func checkPath(u *url.URL) error {
 		return errBadPath
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." || seg == "." {
+		if seg == ".." || seg == "." || atomicfile.IsTemp(seg) {
 			return errBadPath
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 	"github.com/b14fs/b14fs/internal/fsutil/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
 )
@@ -313,6 +314,21 @@ func TestTraversal(t *testing.T) {
 	if resp.StatusCode != http.StatusMultiStatus || !strings.HasSuffix(strings.TrimSpace(string(data)), "</D:multistatus>") ||
 		!strings.Contains(string(data), "<D:href>/big.bin</D:href>") || strings.Contains(string(data), "link") || strings.Contains(string(data), "out") {
 		t.Errorf("PROPFIND with links out: %s\n%s", resp.Status, data)
+	}
+	// Names of temporary files and directories, which are never listed
+	// and are removed once their process is gone, are refused.
+	temp := "/sub/" + atomicfile.TempName("photos")
+	for _, req := range []struct{ method, path, dest string }{
+		{"MKCOL", temp, ""}, {"PUT", temp, ""}, {"GET", temp, ""}, {"PUT", temp + "/x.txt", ""},
+		{"COPY", "/sub/notes.txt", temp}, {"MOVE", "/sub/notes.txt", temp},
+	} {
+		resp, _ := do(t, req.method, srv.URL+req.path, strings.NewReader("x"), "Destination", srv.URL+req.dest)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s %s %s: %s, want 400", req.method, req.path, req.dest, resp.Status)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "sub")); len(entries) != 1 {
+		t.Errorf("sub holds %d entries after requests naming temporary files, want 1", len(entries))
 	}
 	resp, _ = do(t, "MOVE", srv.URL+"/sub/notes.txt", nil, "Destination", srv.URL+"/relout/x.txt")
 	if resp.StatusCode < 400 {
