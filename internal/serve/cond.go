@@ -16,8 +16,9 @@ import (
 
 // ifList is one parenthesized list of an If header.
 type ifList struct {
-	raw   string   // as sent, parentheses included
-	etags []ifETag // its entity-tag conditions
+	raw    string   // as sent, parentheses included
+	etags  []ifETag // its entity-tag conditions
+	tokens int      // how many state-token conditions it has
 }
 
 type ifETag struct {
@@ -93,6 +94,7 @@ func parseIfList(s string) (ifList, string, bool) {
 			if end < 0 {
 				return l, "", false
 			}
+			l.tokens++
 			rest = rest[end+1:]
 		case strings.HasPrefix(rest, "["):
 			end := strings.IndexByte(rest, ']')
@@ -111,7 +113,10 @@ func parseIfList(s string) (ifList, string, bool) {
 
 // checkIfETags drops from r's If header the lists whose entity-tag
 // conditions do not hold, leaving webdav to check their state tokens. It
-// reports false when no list is left: the request fails with 412.
+// reports false when no list is left: the request fails with 412. When
+// every list left has no state token, the header holds: it is removed, as
+// webdav fails every list without a token (a lock on the resource still
+// needs its token then: webdav answers 423).
 func (h *handler) checkIfETags(r *http.Request) bool {
 	hdr := r.Header.Get("If")
 	if hdr == "" {
@@ -147,10 +152,26 @@ func (h *handler) checkIfETags(r *http.Request) bool {
 	if len(kept) == 0 {
 		return false
 	}
+	if !hasTokens(kept) {
+		r.Header.Del("If")
+		return true
+	}
 	if changed {
 		r.Header.Set("If", formatIf(kept))
 	}
 	return true
+}
+
+// hasTokens reports whether a list of groups has a state-token condition.
+func hasTokens(groups []ifGroup) bool {
+	for _, g := range groups {
+		for _, l := range g.lists {
+			if l.tokens > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // formatIf returns the If header of groups: each group's tag, then its

@@ -65,6 +65,40 @@ func TestIfETag(t *testing.T) {
 	}
 }
 
+// TestIfETagAlone checks If headers whose lists hold entity tags and no
+// lock token: on an unlocked file the request goes through when a list
+// holds and fails with 412 when none does; on a locked file it fails with
+// 423, as without the header.
+func TestIfETagAlone(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{Writable: true})
+	url := srv.URL + "/sub/notes.txt"
+	etag := func() string {
+		resp, _ := do(t, "HEAD", url, nil)
+		return resp.Header.Get("ETag")
+	}
+	for _, c := range []struct {
+		hdr    string
+		status int
+	}{
+		{`([` + etag() + `])`, http.StatusCreated},
+		{`(Not ["bogus"])`, http.StatusCreated},
+		{`(["bogus"]) (Not ["bogus"])`, http.StatusCreated},
+		{`<` + url + `> (Not ["bogus"])`, http.StatusCreated},
+		{`(["bogus"])`, http.StatusPreconditionFailed},
+	} {
+		if resp, _ := do(t, "PUT", url, strings.NewReader("new notes\n"), "If", c.hdr); resp.StatusCode != c.status {
+			t.Errorf("unlocked, If: %s: %s, want %d", c.hdr, resp.Status, c.status)
+		}
+	}
+	resp, _ := do(t, "LOCK", url, strings.NewReader(`<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>`), "Timeout", "Second-60")
+	if resp.StatusCode != 200 {
+		t.Fatalf("LOCK: %s", resp.Status)
+	}
+	if resp, _ := do(t, "PUT", url, strings.NewReader("other notes\n"), "If", `([`+etag()+`])`); resp.StatusCode != http.StatusLocked {
+		t.Errorf("locked, If with the ETag and no token: %s, want 423", resp.Status)
+	}
+}
+
 func TestEmptyNamespace(t *testing.T) {
 	srv, _, _, _ := setup(t, Options{})
 	resp, _ := do(t, "PROPFIND", srv.URL+"/", strings.NewReader(`<D:propfind xmlns:D="DAV:"><D:prop><bar:foo xmlns:bar=""/></D:prop></D:propfind>`), "Depth", "0")

@@ -42,6 +42,9 @@ func TestMoveCopyKeepDestination(t *testing.T) {
 		{"MOVE", "/", "/a", http.StatusForbidden},
 		{"COPY", "/a", "/a/b", http.StatusForbidden},
 		{"COPY", "/out.txt", "/keep", http.StatusForbidden},
+		{"MOVE", "/keep", "/missing/keep", http.StatusConflict},
+		{"COPY", "/keep", "/missing/keep", http.StatusConflict},
+		{"MOVE", "/keep", "/final.txt/keep", http.StatusConflict},
 	} {
 		resp, _ := do(t, c.method, srv.URL+c.from, nil, "Destination", srv.URL+c.to, "Overwrite", "T")
 		if resp.StatusCode != c.want {
@@ -55,5 +58,25 @@ func TestMoveCopyKeepDestination(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a", "b")); !os.IsNotExist(err) {
 		t.Errorf("a COPY into itself made a/b: %v", err)
+	}
+}
+
+// TestMoveWithoutOverwrite checks that a MOVE or COPY without an Overwrite
+// header replaces an existing destination, as RFC 4918 asks (as if T).
+func TestMoveWithoutOverwrite(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{Writable: true})
+	for _, method := range []string{"COPY", "MOVE"} {
+		if resp, _ := do(t, "PUT", srv.URL+"/dst.txt", strings.NewReader("old")); resp.StatusCode >= 300 {
+			t.Fatalf("PUT: %s", resp.Status)
+		}
+		if resp, _ := do(t, "PUT", srv.URL+"/src.txt", strings.NewReader(method)); resp.StatusCode >= 300 {
+			t.Fatalf("PUT: %s", resp.Status)
+		}
+		if resp, _ := do(t, method, srv.URL+"/src.txt", nil, "Destination", srv.URL+"/dst.txt"); resp.StatusCode != http.StatusNoContent {
+			t.Errorf("%s onto a file, no Overwrite header: %s, want 204", method, resp.Status)
+		}
+		if _, body := do(t, "GET", srv.URL+"/dst.txt", nil); string(body) != method {
+			t.Errorf("after %s: %q, want %q", method, body, method)
+		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/afero"
@@ -120,6 +122,10 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if (r.Method == "MOVE" || r.Method == "COPY") && dest != nil {
+		if r.Header.Get("Overwrite") == "" {
+			// RFC 4918, 10.6: as if T (x/net's MOVE takes it as F).
+			r.Header.Set("Overwrite", "T")
+		}
 		if status, msg := h.checkMoveCopy(r, dest); status != 0 {
 			http.Error(w, msg, status)
 			return
@@ -179,6 +185,27 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	h.dav.ServeHTTP(w, r)
 }
 
+// checkDestination refuses, as checkMoveCopy does, a MOVE or COPY to dst
+// whose parent is not a collection (409, where x/net's MOVE answers 403),
+// or onto a name that exists with Overwrite F (412: webdav does not see a
+// destination that COPY makes in a stage).
+func (h *handler) checkDestination(r *http.Request, dst string) (int, string) {
+	parent, err := h.dav.FileSystem.Stat(r.Context(), path.Dir(dst))
+	switch {
+	case err == nil && !parent.IsDir(), errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return http.StatusConflict, "the destination's parent is not a collection"
+	case err != nil:
+		h.logError(r, err)
+		return http.StatusServiceUnavailable, "the storage failed"
+	}
+	if r.Header.Get("Overwrite") == "F" {
+		if _, err := h.dav.FileSystem.Stat(r.Context(), dst); err == nil {
+			return http.StatusPreconditionFailed, "the destination exists and Overwrite is F"
+		}
+	}
+	return 0, ""
+}
+
 // changedTrees returns the trees that r, a request with the Destination
 // dest, removes or replaces: a DELETE's, a MOVE's source and destination,
 // a COPY's destination (see treeGuard).
@@ -214,15 +241,8 @@ func (h *handler) checkMoveCopy(r *http.Request, dest *url.URL) (int, string) {
 	}
 	_, err := h.dav.FileSystem.Stat(r.Context(), src)
 	switch {
-	case err == nil && r.Header.Get("Overwrite") == "F":
-		// Asked here: webdav does not see a destination that COPY makes in
-		// a stage.
-		if _, err := h.dav.FileSystem.Stat(r.Context(), dst); err == nil {
-			return http.StatusPreconditionFailed, "the destination exists and Overwrite is F"
-		}
-		return 0, ""
 	case err == nil:
-		return 0, ""
+		return h.checkDestination(r, dst)
 	case errors.Is(err, fs.ErrNotExist):
 		return http.StatusNotFound, "no such source"
 	case errors.Is(err, fs.ErrPermission):
