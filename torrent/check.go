@@ -15,8 +15,11 @@ const minV2PieceLength = blockSize
 func (m *MetaInfo) check() error {
 	in := &m.Info
 	at := in.off.info
-	if in.has&hasName == 0 {
+	switch {
+	case in.has&hasName == 0:
 		return &Error{"info.name", at, "missing"}
+	case in.Name == "":
+		return &Error{"info.name", in.off.name, "empty"}
 	}
 	if in.has&hasPieceLength == 0 {
 		return &Error{"info.piece length", at, "missing"}
@@ -26,8 +29,12 @@ func (m *MetaInfo) check() error {
 	}
 	v1, v2 := in.has&hasPieces != 0, in.MetaVersion == 2
 	switch {
-	case in.has&hasMetaVersion != 0 && !v2 && !v1:
+	case in.has&hasMetaVersion != 0 && !v2:
+		// BEP 52: a version a client does not know is one it cannot read,
+		// hybrid or not.
 		return &Error{"info.meta version", at, "version " + strconv.FormatInt(in.MetaVersion, 10) + " is not known"}
+	case !v2 && in.has&hasFileTree != 0:
+		return &Error{"info.file tree", at, `in a torrent without "meta version" 2`}
 	case v2 && in.has&hasFileTree == 0:
 		return &Error{"info.file tree", at, "missing in a v2 torrent"}
 	case !v1 && !v2:

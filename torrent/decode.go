@@ -548,6 +548,10 @@ func typeError(field string, v bencode.Token, want string) error {
 		} else {
 			got = "integer " + string(v.Value)
 		}
+		if strings.HasSuffix(want, "integer") {
+			// The form is right, the value too large for 64 bits.
+			return &Error{field, v.Offset, got + " is out of range (a 64-bit integer)"}
+		}
 	}
 	return &Error{field, v.Offset, "want " + article(want) + ", not " + article(got)}
 }

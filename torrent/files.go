@@ -176,8 +176,13 @@ func (c *cursor) nextInList() (bool, error) {
 	if c.f.has&hasLength == 0 && !c.f.IsSymlink() {
 		return false, &Error{c.field() + ".length", tok.Offset, "missing"}
 	}
-	if c.f.has&hasPath == 0 {
+	switch {
+	case c.f.has&hasPath == 0:
 		return false, &Error{c.field() + ".path", tok.Offset, "missing"}
+	case len(d.pvals) == 0:
+		// BEP 3: a file of a list has a name; with none, it would be
+		// the torrent's directory.
+		return false, &Error{c.field() + ".path", tok.Offset, "empty"}
 	}
 	c.i++
 	return true, nil

@@ -2,6 +2,7 @@ package torrent
 
 import (
 	"iter"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,17 +279,26 @@ func padding(n, pl int64) int64 {
 }
 
 // SafePath returns p joined with '/' when every element is a name a file
-// can have here (not empty, ".", ".." nor holding '/', '\\' or NUL), and
-// false otherwise: a torrent's paths must not lead out of the download
-// directory.
+// can have here (not empty, ".", ".." nor holding '/' or NUL, nor on
+// Windows '\\'), and false otherwise: a torrent's paths must not lead out
+// of the download directory.
 func SafePath(p []string) (string, bool) {
 	for _, e := range p {
-		if e == "" || e == "." || e == ".." || strings.ContainsAny(e, "/\\\x00") {
+		if e == "" || e == "." || e == ".." || strings.ContainsAny(e, unsafeInName) {
 			return "", false
 		}
 	}
 	return strings.Join(p, "/"), len(p) > 0
 }
+
+// unsafeInName are the bytes SafePath refuses in a path element: the
+// separators of paths here, and NUL.
+var unsafeInName = func() string {
+	if runtime.GOOS == "windows" {
+		return "/\\\x00"
+	}
+	return "/\x00"
+}()
 
 // Trackers returns the trackers by tier, as BEP 12 says a client uses
 // them: the tiers of "announce-list" when it names any tracker, "announce"

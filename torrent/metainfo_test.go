@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -179,6 +180,10 @@ func TestParseErrors(t *testing.T) {
 		{"v2 no content", "d4:infod9:file treed1:ad0:d6:lengthi0eeee12:meta versioni2e4:name1:d12:piece lengthi16384eee", "info.file tree", 19},
 		{"v2 layer for no file", strings.TrimSuffix(v2small, "e") + "12:piece layersd32:" + root32 + "32:" + root32 + "ee", "piece layers", 155},
 		{"meta version 3", "d4:infod12:meta versioni3e4:name1:a12:piece lengthi16384eee", "info.meta version", 7},
+		{"v1 with meta version 3", "d4:infod6:lengthi5e12:meta versioni3e4:name1:a12:piece lengthi16384e6:pieces20:" + hash20 + "ee", "info.meta version", 7},
+		{"file tree without meta version", "d4:infod9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee6:lengthi5e4:name1:a12:piece lengthi16384e6:pieces20:" + hash20 + "ee", "info.file tree", 7},
+		{"empty name", "d4:infod6:lengthi5e4:name0:12:piece lengthi16384e6:pieces20:" + hash20 + "ee", "info.name", 25},
+		{"file with an empty path", "d4:infod5:filesld6:lengthi5e4:pathleee4:name1:d12:piece lengthi16384e6:pieces20:" + hash20 + "ee", "info.files[0].path", 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +208,19 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("%T %v", err, err)
 			}
 		})
+	}
+}
+
+// TestRangeError checks the message of an integer too large for 64 bits
+// where an integer belongs: out of range, not of the wrong type.
+func TestRangeError(t *testing.T) {
+	_, err := Parse([]byte("d4:infod6:lengthi18446744073709551616e4:name1:a12:piece lengthi16384e6:pieces20:" + hash20 + "ee"))
+	if err == nil || !strings.Contains(err.Error(), "integer 18446744073709551616 is out of range") {
+		t.Errorf("Parse: %v, want an integer out of range", err)
+	}
+	_, err = Parse([]byte("d4:infod6:length1:54:name1:a12:piece lengthi16384e6:pieces20:" + hash20 + "ee"))
+	if err == nil || !strings.Contains(err.Error(), "want an integer, not a string") {
+		t.Errorf("Parse: %v, want an integer, not a string", err)
 	}
 }
 
@@ -326,10 +344,15 @@ func TestLocalPath(t *testing.T) {
 			t.Errorf("LocalPath(%q) = %q, want %q", tt.path, got, tt.want)
 		}
 	}
-	for _, p := range [][]string{{"a", ".."}, {""}, {"a/b"}, {`a\b`}, {"a\x00"}, {}} {
+	for _, p := range [][]string{{"a", ".."}, {""}, {"a/b"}, {"a\x00"}, {}} {
 		if _, ok := SafePath(p); ok {
 			t.Errorf("SafePath(%q) is true", p)
 		}
+	}
+	// A backslash is a separator on Windows only: elsewhere a file can
+	// have it in its name, as torrent create puts it in the torrent.
+	if _, ok := SafePath([]string{`a\b`}); ok != (runtime.GOOS != "windows") {
+		t.Errorf("SafePath(%q) = %v on %s", `a\b`, ok, runtime.GOOS)
 	}
 }
 
