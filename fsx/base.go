@@ -11,8 +11,8 @@ import (
 // there is no rename. fsx then writes a changed file's new content through
 // Replace instead of into a temporary file renamed over it, and never
 // changes a stored file in place. The other optional capabilities are
-// HighLatency, CheapLookups, and ConcurrentReaderAt of the files a base
-// opens.
+// HighLatency, CheapLookups, QuietOpener, and ConcurrentReaderAt of the
+// files a base opens.
 type Replacer interface {
 	afero.Fs
 	// Replace returns a new, empty content for the file name, open for
@@ -49,6 +49,16 @@ type HighLatency interface {
 // none.
 type CheapLookups interface {
 	CheapLookups() bool
+}
+
+// A QuietOpener is a base filesystem that can open a file for reading
+// without changing its access time (with O_NOATIME, on Linux), as rootfs
+// can. fsx opens a stored file so to read what its decoded size needs, so
+// that a Stat does not count as a read of the file (relatime sets the
+// access time of a file read since its last change); reading its content
+// goes through Open and changes it as a read does.
+type QuietOpener interface {
+	OpenQuietly(name string) (afero.File, error)
 }
 
 // ConcurrentLookups returns how many lookups to make at once over fsys

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/spf13/afero"
 )
 
 // fileInfo describes an encoded file as shown: its shown name and decoded
@@ -67,7 +69,7 @@ func (f *Fs) decodedInfo(name, path string, known seen) (os.FileInfo, error) {
 		defer ino.mu.Unlock()
 		return ino.shownInfo(name)
 	}
-	bf, err := f.base.Open(path)
+	bf, err := f.openQuietly(path)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +94,16 @@ func (f *Fs) decodedInfo(name, path string, known seen) (os.FileInfo, error) {
 		return nil, err
 	}
 	return shownInfo(stored, name, size), nil
+}
+
+// openQuietly opens the stored file at path to read what its decoded size
+// needs, without changing its access time where the base can
+// (QuietOpener).
+func (f *Fs) openQuietly(path string) (afero.File, error) {
+	if q, ok := f.base.(QuietOpener); ok {
+		return q.OpenQuietly(path)
+	}
+	return f.base.Open(path)
 }
 
 // asShown returns info, of a base entry shown as it is (a directory, an

@@ -567,3 +567,43 @@ m.close(); os.close(fd); os.close(a)`},
 		})
 	}
 }
+
+// TestStatKeepsAccessTime checks that looking a file up through the mount,
+// which reads its stored file's ends for its size, leaves its access time
+// as a local stat does, while reading it changes it as a local read does
+// (relatime: the access time was before the modification time).
+func TestStatKeepsAccessTime(t *testing.T) {
+	tm := mountNew(t)
+	path := tm.at("f")
+	if err := os.WriteFile(path, []byte("mail"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	atime := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(path, atime, time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	accessed := func() time.Time {
+		t.Helper()
+		var st syscall.Stat_t
+		// The stored file, as the next lookup through the mount reads it.
+		if err := syscall.Stat(tm.stored("f"), &st); err != nil {
+			t.Fatal(err)
+		}
+		return time.Unix(st.Atim.Unix())
+	}
+	for range 2 {
+		if _, err := os.Stat(path); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(DefaultTimeout) // for the kernel to look the file up again
+	}
+	if got := accessed(); !got.Equal(atime) {
+		t.Errorf("after stat through the mount: access time %v, want %v", got, atime)
+	}
+	if _, err := os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if got := accessed(); got.Equal(atime) {
+		t.Errorf("after a read through the mount: access time %v, want now", got)
+	}
+}
