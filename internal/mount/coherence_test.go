@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+	"golang.org/x/sys/unix"
 
 	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
@@ -605,5 +606,40 @@ func TestStatKeepsAccessTime(t *testing.T) {
 	}
 	if got := accessed(); got.Equal(atime) {
 		t.Errorf("after a read through the mount: access time %v, want now", got)
+	}
+}
+
+// TestSeekDataHole checks SEEK_DATA and SEEK_HOLE through the mount as on a
+// local file without holes: data from any offset before the end, the hole
+// at the end, ENXIO at or past the end.
+func TestSeekDataHole(t *testing.T) {
+	tm := mountNew(t)
+	for _, size := range []int64{0, 10} {
+		path := tm.at(fmt.Sprintf("f%d", size))
+		if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			off    int64
+			whence int
+			want   int64 // -1 for ENXIO
+		}{
+			{0, unix.SEEK_DATA, 0}, {3, unix.SEEK_DATA, 3}, {0, unix.SEEK_HOLE, 10}, {9, unix.SEEK_HOLE, 10},
+			{10, unix.SEEK_DATA, -1}, {10, unix.SEEK_HOLE, -1}, {11, unix.SEEK_HOLE, -1},
+		} {
+			want := tc.want
+			if tc.off >= size {
+				want = -1
+			}
+			got, err := unix.Seek(int(f.Fd()), tc.off, tc.whence)
+			if want < 0 && err != unix.ENXIO || want >= 0 && (err != nil || got != want) {
+				t.Errorf("size %d: lseek(%d, whence %d) = %d, %v; want %d (-1: ENXIO)", size, tc.off, tc.whence, got, err, want)
+			}
+		}
+		f.Close()
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/spf13/afero"
+	"golang.org/x/sys/unix"
 
 	"github.com/b14fs/b14fs/fsx"
 )
@@ -45,6 +46,7 @@ var (
 	_ fs.FileFsyncer   = (*handle)(nil)
 	_ fs.FileReleaser  = (*handle)(nil)
 	_ fs.FileGetattrer = (*handle)(nil)
+	_ fs.FileLseeker   = (*handle)(nil)
 )
 
 func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
@@ -94,6 +96,26 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 		return 0, h.n.m.errno(err)
 	}
 	return uint32(len(data)), 0
+}
+
+// Lseek answers SEEK_DATA and SEEK_HOLE (the kernel moves the offset of
+// the other whences itself): the whole file is data, as fsx shows no
+// holes, and an offset at or past the end is ENXIO, as lseek(2) says.
+func (h *handle) Lseek(ctx context.Context, off uint64, whence uint32) (uint64, syscall.Errno) {
+	info, err := h.f.Stat()
+	if err != nil {
+		return 0, h.n.m.errno(err)
+	}
+	size := uint64(info.Size())
+	switch {
+	case whence != unix.SEEK_DATA && whence != unix.SEEK_HOLE:
+		return 0, syscall.EINVAL
+	case off >= size:
+		return 0, syscall.ENXIO
+	case whence == unix.SEEK_DATA:
+		return off, 0
+	}
+	return size, 0
 }
 
 // dropPrivs clears the file's setuid bit, and its setgid bit when it is
