@@ -1,6 +1,7 @@
 package bencode
 
 import (
+	"errors"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -145,9 +146,32 @@ func (o DecodeOptions) decodeIn(data []byte, base int64, v any, own bool) error 
 		err = typeDecoder(rv.Type().Elem())(d, tok, rv.Elem())
 	}
 	if err != nil {
-		return err
+		return d.syntaxFirst(err)
 	}
 	return d.scan.Finish()
+}
+
+// syntaxFirst returns the *SyntaxError of the input, if it has one, in place
+// of err, the error that stopped decoding it: invalid input is a
+// *SyntaxError whatever its value did not fit. The scan goes on to the end
+// for one.
+func (d *decodeState) syntaxFirst(err error) error {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return err
+	}
+	for !d.scan.done || len(d.scan.stack) > 0 {
+		if _, serr := d.scan.Next(); serr != nil {
+			if errors.As(serr, &se) {
+				return serr
+			}
+			return err
+		}
+	}
+	if serr := d.scan.Finish(); errors.As(serr, &se) {
+		return serr
+	}
+	return err
 }
 
 // decodeState decodes one value from data.
@@ -158,6 +182,9 @@ type decodeState struct {
 	owned []byte // a copy of data that decoded values share
 	keys  *keyCache
 	vtape valueTape // for decoding into any and into a Value
+	// followed counts the pointers held in interfaces being decoded into
+	// (interfaceDecoder), which may lead in a circle.
+	followed int
 }
 
 var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
@@ -166,7 +193,7 @@ var decodeStatePool = sync.Pool{New: func() any { return new(decodeState) }}
 // large) and nothing of the input.
 func (d *decodeState) release() {
 	d.scan.Reset(DecodeOptions{}, nil)
-	d.data, d.owned = nil, nil
+	d.data, d.owned, d.followed = nil, nil, 0
 	d.vtape.release()
 	decodeStatePool.Put(d)
 }
@@ -197,7 +224,7 @@ func (d *decodeState) typeError(tok Token, t reflect.Type) error {
 	value := tok.Kind.String()
 	switch {
 	case tok.Kind == Integer && len(tok.Value) > 40:
-		value += " of " + strconv.Itoa(len(tok.Value)) + " digits"
+		value += " of " + strconv.Itoa(digitCount(tok.Value)) + " digits"
 	case tok.Kind == Integer:
 		value += " " + string(tok.Value)
 	}
@@ -266,9 +293,7 @@ func newTypeDecoder(t reflect.Type) decoderFunc {
 	case reflect.Pointer:
 		return pointerDecoder(t)
 	case reflect.Interface:
-		if t.NumMethod() == 0 {
-			return decodeAny
-		}
+		return interfaceDecoder(t)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return decodeInt
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
@@ -299,6 +324,40 @@ func newTypeDecoder(t reflect.Type) decoderFunc {
 	return decodeNothing
 }
 
+// interfaceDecoder returns the decoder of the interface type t: into what
+// a non-nil pointer the interface holds points to, as encoding/json does;
+// otherwise, for an empty interface, the `any` form (decodeAny), and for
+// others an error.
+func interfaceDecoder(t reflect.Type) decoderFunc {
+	otherwise := decodeNothing
+	if t.NumMethod() == 0 {
+		otherwise = decodeAny
+	}
+	return func(d *decodeState, tok Token, v reflect.Value) error {
+		if v.IsNil() {
+			return otherwise(d, tok, v)
+		}
+		e := v.Elem()
+		if e.Kind() != reflect.Pointer || e.IsNil() {
+			return otherwise(d, tok, v)
+		}
+		if e.Elem().Kind() == reflect.Interface && v.CanAddr() && e.Pointer() == v.Addr().Pointer() {
+			return otherwise(d, tok, v) // var x any = &x
+		}
+		if d.followed >= maxPointerChain {
+			return d.typeError(tok, v.Type()) // pointers in a circle
+		}
+		d.followed++
+		err := typeDecoder(e.Type())(d, tok, e)
+		d.followed--
+		return err
+	}
+}
+
+// maxPointerChain bounds the pointers held in interfaces that decoding
+// follows one after the other, which may lead in a circle.
+const maxPointerChain = 10000
+
 // decodeNothing reports that no bencoded value fits v's type.
 func decodeNothing(d *decodeState, tok Token, v reflect.Value) error {
 	return d.typeError(tok, v.Type())
@@ -318,8 +377,17 @@ func decodeRaw(d *decodeState, tok Token, v reflect.Value) error {
 // any length.
 const maxBigDigits = 10000
 
+// digitCount returns the number of digits of an Integer token's value, its
+// sign left out.
+func digitCount(value []byte) int {
+	if len(value) > 0 && value[0] == '-' {
+		return len(value) - 1
+	}
+	return len(value)
+}
+
 func decodeBig(d *decodeState, tok Token, v reflect.Value) error {
-	if tok.Kind != Integer || len(tok.Value) > maxBigDigits {
+	if tok.Kind != Integer || digitCount(tok.Value) > maxBigDigits {
 		return d.typeError(tok, v.Type())
 	}
 	v.Addr().Interface().(*big.Int).SetString(string(tok.Value), 10)
@@ -554,7 +622,9 @@ func structDecoder(t reflect.Type) decoderFunc {
 			} else {
 				f := &list[i]
 				next = i + 1
-				if err = f.dec(d, tok, fieldByIndex(v, f.index)); err != nil {
+				if fv, ok := fieldByIndex(v, f.index); !ok {
+					err = inField(d.typeError(tok, t), f.name)
+				} else if err = f.dec(d, tok, fv); err != nil {
 					err = inField(err, f.name)
 				}
 			}
@@ -566,18 +636,22 @@ func structDecoder(t reflect.Type) decoderFunc {
 }
 
 // fieldByIndex returns the field of struct v at index, allocating embedded
-// struct pointers on the way.
-func fieldByIndex(v reflect.Value, index []int) reflect.Value {
+// struct pointers on the way, or false when one of them is nil and of an
+// unexported type, which cannot be set (encoding/json fails there too).
+func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
 	for i, x := range index {
 		if i > 0 && v.Kind() == reflect.Pointer {
 			if v.IsNil() {
+				if !v.CanSet() {
+					return reflect.Value{}, false
+				}
 				v.Set(reflect.New(v.Type().Elem()))
 			}
 			v = v.Elem()
 		}
 		v = v.Field(x)
 	}
-	return v
+	return v, true
 }
 
 // parseInt parses the digits of an Integer token, reporting whether the

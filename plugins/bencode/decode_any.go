@@ -43,7 +43,7 @@ func anyInt(digits []byte) any {
 	if n, ok := parseInt(digits); ok {
 		return n
 	}
-	if len(digits) > maxBigDigits {
+	if digitCount(digits) > maxBigDigits {
 		return nil
 	}
 	n, _ := new(big.Int).SetString(string(digits), 10)
@@ -109,8 +109,7 @@ var slowOnly = false
 // maxDepth does (lenient: as one that accepts keys in any order), and
 // returns the offset just past it. It returns ok == false, having recorded
 // nothing of use, for anything the Scanner would reject, and for integers
-// longer than maxBigDigits bytes ('-' included), which decoding into an
-// `any` refuses.
+// of more than maxBigDigits digits, which decoding into an `any` refuses.
 func (t *valueTape) scanFast(data []byte, i, depth, maxDepth int, lenient bool) (end int, ok bool) {
 	nodes, pending, open := t.nodes[:0], t.pending[:0], t.open[:0]
 	// (What only building the any form needs is appended to t's fields,
@@ -149,7 +148,7 @@ func (t *valueTape) scanFast(data []byte, i, depth, maxDepth int, lenient bool) 
 				return 0, false
 			case data[digits] == '0' && (digits > i+1 || j > digits+1): // -0, leading zero
 				return 0, false
-			case j-i-1 > maxBigDigits:
+			case j-digits > maxBigDigits:
 				return 0, false
 			}
 			if leaves {
@@ -270,7 +269,7 @@ func (t *valueTape) scanSlow(d *decodeState, tok Token, typ reflect.Type) error 
 	for {
 		switch tok.Kind {
 		case Integer:
-			if len(tok.Value) > maxBigDigits {
+			if digitCount(tok.Value) > maxBigDigits {
 				return d.typeError(tok, typ)
 			}
 			if n, ok := parseInt(tok.Value); ok && leaves {

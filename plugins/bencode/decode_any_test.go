@@ -136,7 +136,7 @@ func TestUnmarshalAnyAllocations(t *testing.T) {
 // nothing decoded past it.
 func TestUnmarshalAnyLongIntegerInside(t *testing.T) {
 	long := "i" + strings.Repeat("9", maxBigDigits+1) + "e"
-	in := "d1:ali1e" + long + "e1:b" + strings.Repeat("l", 3) + "e"
+	in := "d1:ali1e" + long + "e1:b" + strings.Repeat("l", 3) + strings.Repeat("e", 4)
 	var v any
 	err := Unmarshal([]byte(in), &v)
 	var te *UnmarshalTypeError

@@ -97,7 +97,8 @@ func TestUnmarshal(t *testing.T) {
 		{"d7:privatei1e7:unknownli1eee", new(tagged), tagged{}},
 		{"d1:a1:x1:b1:y1:c1:z5:outer1:oe", new(embedded), embedded{Inner{"x", "y"}, &PtrInner{"z"}, "o"}},
 		{"d1:a1:x1:bi2ee", new(conflict), conflict{Inner{A: "x"}, 2}},
-		{"d1:Hi1e1:Ii2e1:xi3ee", new(unexportedEmbedded), unexportedEmbedded{inner: inner{2}, X: 3}},
+		{"d1:Ii2e1:xi3ee", new(unexportedEmbedded), unexportedEmbedded{inner: inner{2}, X: 3}},
+		{"d1:Hi1e1:Ii2e1:xi3ee", &unexportedEmbedded{hidden: new(hidden)}, unexportedEmbedded{&hidden{1}, inner{2}, 3}},
 		{"d1:a3:abce", new(map[string]upper), map[string]upper{"a": "3:ABC"}},
 		{"d1:ali1ee1:bi2ee", new(map[string]RawMessage), map[string]RawMessage{"a": RawMessage("li1ee"), "b": RawMessage("i2e")}},
 		{"i1e", new(any), int64(1)},
@@ -421,4 +422,97 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestUnmarshalIntoHeldPointer checks that decoding into an interface
+// holding a non-nil pointer decodes into what it points to, as
+// encoding/json does, and that pointers that lead back to the interface
+// neither loop nor overflow the stack.
+func TestUnmarshalIntoHeldPointer(t *testing.T) {
+	var target Inner
+	var x any = &target
+	if err := Unmarshal([]byte("d1:a1:x1:b1:ye"), &x); err != nil || x != any(&target) || target != (Inner{"x", "y"}) {
+		t.Errorf("into an any holding a *Inner: %#v, %+v, %v", x, target, err)
+	}
+	var s struct {
+		F any
+		S fmt.Stringer
+	}
+	s.F, s.S = &Inner{}, new(stringer)
+	if err := Unmarshal([]byte("d1:Fd1:a1:xe1:S3:abce"), &s); err != nil || *s.F.(*Inner) != (Inner{A: "x"}) || *s.S.(*stringer) != "abc" {
+		t.Errorf("into fields holding pointers: %+v, %v", s, err)
+	}
+	var self any
+	self = &self
+	if err := Unmarshal([]byte("i5e"), &self); err != nil || self != any(int64(5)) {
+		t.Errorf("into an any holding a pointer to itself: %#v, %v", self, err)
+	}
+	var y, z any
+	y, z = &z, &y
+	var te *UnmarshalTypeError
+	if err := Unmarshal([]byte("i5e"), &y); !errors.As(err, &te) {
+		t.Errorf("into two anys holding pointers to each other: %v, want an *UnmarshalTypeError", err)
+	}
+}
+
+type stringer string
+
+func (s stringer) String() string { return string(s) }
+
+// TestUnmarshalSyntaxFirst checks that invalid input is a *SyntaxError even
+// where a value that does not fit its Go type comes before the fault.
+func TestUnmarshalSyntaxFirst(t *testing.T) {
+	for _, in := range []string{"li300e", "li300eexx", "li300ei1e", "d1:Ai300e1:Bi1e1:Bi2ee"} {
+		var v struct{ A int8 }
+		var xs []int8
+		var se *SyntaxError
+		err := Unmarshal([]byte(in), &xs)
+		if in[0] == 'd' {
+			err = Unmarshal([]byte(in), &v)
+		}
+		if !errors.As(err, &se) {
+			t.Errorf("%q: %v, want a *SyntaxError", in, err)
+		}
+	}
+	var xs []int8
+	var te *UnmarshalTypeError
+	if err := Unmarshal([]byte("li300ee"), &xs); !errors.As(err, &te) {
+		t.Errorf("valid input that does not fit: %v, want an *UnmarshalTypeError", err)
+	}
+}
+
+// TestUnmarshalUnexportedEmbeddedNil checks that a key of a field promoted
+// from a nil pointer to an unexported struct, which cannot be allocated, is
+// an *UnmarshalTypeError (encoding/json fails there too), not a panic.
+func TestUnmarshalUnexportedEmbeddedNil(t *testing.T) {
+	var v unexportedEmbedded
+	var te *UnmarshalTypeError
+	if err := Unmarshal([]byte("d1:Hi1e1:Ii2ee"), &v); !errors.As(err, &te) {
+		t.Errorf("into a nil unexported embedded pointer: %v, want an *UnmarshalTypeError", err)
+	}
+}
+
+// TestBigDigits checks the limit on the digits of integers decoded into
+// big integers, the sign not counted.
+func TestBigDigits(t *testing.T) {
+	for _, sign := range []string{"", "-"} {
+		ok := "i" + sign + "1" + strings.Repeat("0", maxBigDigits-1) + "e"
+		over := "i" + sign + "1" + strings.Repeat("0", maxBigDigits) + "e"
+		var b big.Int
+		var a any
+		var v Value
+		if err := Unmarshal([]byte(ok), &b); err != nil {
+			t.Errorf("%s%d digits into a big.Int: %v", sign, maxBigDigits, err)
+		}
+		if err := Unmarshal([]byte(ok), &a); err != nil {
+			t.Errorf("%s%d digits into an any: %v", sign, maxBigDigits, err)
+		}
+		if err := Unmarshal([]byte(ok), &v); err != nil {
+			t.Errorf("%s%d digits into a Value: %v", sign, maxBigDigits, err)
+		}
+		err := Unmarshal([]byte(over), &b)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("of %d digits", maxBigDigits+1)) {
+			t.Errorf("%s%d digits into a big.Int: %v, want an error naming %d digits", sign, maxBigDigits+1, err, maxBigDigits+1)
+		}
+	}
 }

@@ -94,7 +94,10 @@ type encodeState struct {
 	buf   []byte
 	refs  []bytesRef
 	parts [][]byte // buf and refs in output order
-	depth int
+	depth int      // the lists and dictionaries open
+	// indirect counts the pointers and interfaces being followed, which a
+	// cycle may go through alone (var p any; p = &p).
+	indirect int
 }
 
 // A bytesRef is a long byte string that belongs at buf[at].
@@ -117,7 +120,7 @@ func (e *encodeState) release() {
 	}
 	clear(e.refs) // past their lengths they were cleared before
 	clear(e.parts)
-	e.buf, e.refs, e.parts, e.depth = e.buf[:0], e.refs[:0], e.parts[:0], 0
+	e.buf, e.refs, e.parts, e.depth, e.indirect = e.buf[:0], e.refs[:0], e.parts[:0], 0, 0
 	encodeStatePool.Put(e)
 }
 
@@ -316,6 +319,15 @@ func (e *encodeState) enter() error {
 	return nil
 }
 
+// follow counts a pointer or interface followed (the caller takes it off
+// e.indirect after), failing past maxEncodeDepth of them: a cycle.
+func (e *encodeState) follow() error {
+	if e.indirect++; e.indirect > maxEncodeDepth {
+		return &UnsupportedValueError{Str: "pointers followed deeper than " + strconv.Itoa(maxEncodeDepth) + " levels (a cycle?)"}
+	}
+	return nil
+}
+
 func appendInt(b []byte, n int64) []byte {
 	b = append(b, 'i')
 	if 0 <= n && n < 100 {
@@ -360,15 +372,18 @@ func (e *encodeState) appendBytes(b, s []byte) []byte {
 }
 
 // appendRaw appends the output of a Marshaler or a RawMessage of type t,
-// checking that it is one value.
-func (e *encodeState) appendRaw(b []byte, t reflect.Type, raw []byte, err error) ([]byte, error) {
+// checking that it is one value. A long RawMessage (owned, part of the
+// value encoded) is referenced rather than copied, as byte strings are; a
+// Marshaler's output is copied, as it may be a buffer the Marshaler uses
+// again.
+func (e *encodeState) appendRaw(b []byte, t reflect.Type, raw []byte, err error, owned bool) ([]byte, error) {
 	if err == nil {
 		err = checkValue(raw)
 	}
 	if err != nil {
 		return b, &MarshalerError{Type: t, Err: err}
 	}
-	if len(raw) >= longString {
+	if owned && len(raw) >= longString {
 		e.refs = append(e.refs, bytesRef{at: len(b), b: raw})
 		return b, nil
 	}
@@ -476,14 +491,24 @@ func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
 			if v.IsNil() {
 				return b, &UnsupportedValueError{Str: "nil " + t.String()}
 			}
-			return elem(e, b, v.Elem())
+			if err := e.follow(); err != nil {
+				return b, err
+			}
+			b, err := elem(e, b, v.Elem())
+			e.indirect--
+			return b, err
 		}
 	case reflect.Interface:
 		return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
 			if v.IsNil() {
 				return b, &UnsupportedValueError{Str: "nil " + t.String()}
 			}
-			return e.appendAny(b, v.Elem().Interface())
+			if err := e.follow(); err != nil {
+				return b, err
+			}
+			b, err := e.appendAny(b, v.Elem().Interface())
+			e.indirect--
+			return b, err
 		}
 	}
 	return func(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
@@ -492,7 +517,7 @@ func newTypeEncoder(t reflect.Type, allowAddr bool) encoderFunc {
 }
 
 func encodeRaw(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
-	return e.appendRaw(b, v.Type(), v.Bytes(), nil)
+	return e.appendRaw(b, v.Type(), v.Bytes(), nil, true)
 }
 
 func encodeBig(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {
@@ -511,7 +536,7 @@ func encodeMarshaler(e *encodeState, b []byte, v reflect.Value) ([]byte, error) 
 		return b, &UnsupportedValueError{Str: "nil " + v.Type().String()}
 	}
 	raw, err := v.Interface().(Marshaler).MarshalBencode()
-	return e.appendRaw(b, v.Type(), raw, err)
+	return e.appendRaw(b, v.Type(), raw, err, false)
 }
 
 func encodeInt(e *encodeState, b []byte, v reflect.Value) ([]byte, error) {

@@ -54,7 +54,8 @@ func TestMarshal(t *testing.T) {
 		{embedded{Inner{"x", "y"}, nil, "o"}, "d1:a1:x1:b1:y5:outer1:oe"},
 		{embedded{Inner{"x", "y"}, &PtrInner{"z"}, "o"}, "d1:a1:x1:b1:y1:c1:z5:outer1:oe"},
 		{conflict{Inner{"x", "y"}, 2}, "d1:a1:x1:bi2ee"},
-		{unexportedEmbedded{&hidden{1}, inner{2}, 0}, "d1:Ii2ee"},
+		{unexportedEmbedded{&hidden{1}, inner{2}, 0}, "d1:Hi1e1:Ii2ee"},
+		{unexportedEmbedded{nil, inner{2}, 0}, "d1:Ii2ee"},
 		{struct {
 			P *int `bencode:"p"`
 			I any  `bencode:"i"`
@@ -318,5 +319,73 @@ func TestMarshalFewKeys(t *testing.T) {
 			}
 			m[k] = int64(0)
 		}
+	}
+}
+
+// TestMarshalPointerCycle checks that a cycle of pointers and interfaces
+// alone, which passes through no list or dictionary, is an
+// *UnsupportedValueError, not a stack overflow.
+func TestMarshalPointerCycle(t *testing.T) {
+	type P *P
+	var p P
+	p = &p
+	var a any
+	a = &a
+	for _, v := range []any{a, p} {
+		var uv *UnsupportedValueError
+		if _, err := Marshal(v); !errors.As(err, &uv) {
+			t.Errorf("Marshal of %T in a cycle: %v, want an *UnsupportedValueError", v, err)
+		}
+	}
+	if out, err := Marshal(ptr(ptr(ptr(1)))); err != nil || string(out) != "i1e" {
+		t.Errorf("Marshal of a ***int: %q, %v", out, err)
+	}
+}
+
+// TestMarshalRawAround checks that a RawMessage or a Marshaler's output
+// with whitespace around its value (as a file read whole may have) is an
+// error, not copied into the encoding, which it would make invalid.
+func TestMarshalRawAround(t *testing.T) {
+	for _, raw := range []string{"de\n", " i1e", "i1e ", "\n"} {
+		var me *MarshalerError
+		if out, err := Marshal(struct{ Info RawMessage }{RawMessage(raw)}); !errors.As(err, &me) {
+			t.Errorf("Marshal of RawMessage %q: %q, %v; want a *MarshalerError", raw, out, err)
+		}
+		if out, err := Marshal(rawOutput(raw)); err == nil {
+			t.Errorf("Marshal of a Marshaler giving %q: %q, want an error", raw, out)
+		}
+	}
+	if out, err := Marshal(struct{ Info RawMessage }{RawMessage("d1:bi1e1:ai2ee")}); err != nil || string(out) != "d4:Infod1:bi1e1:ai2eee" {
+		t.Errorf("Marshal of a RawMessage of unsorted keys: %q, %v", out, err)
+	}
+}
+
+// rawOutput is a Marshaler whose output is its bytes.
+type rawOutput string
+
+func (r rawOutput) MarshalBencode() ([]byte, error) { return []byte(r), nil }
+
+// reusing is a Marshaler whose output is a buffer it fills again at each
+// call, as encoding/json allows.
+type reusing struct{ c byte }
+
+var reusedBuf []byte
+
+func (r reusing) MarshalBencode() ([]byte, error) {
+	reusedBuf = append(append(reusedBuf[:0], "2000:"...), bytes.Repeat([]byte{r.c}, 2000)...)
+	return reusedBuf, nil
+}
+
+// TestMarshalerOutputCopied checks that a Marshaler's output is copied when
+// it is returned, however long: a Marshaler may use its buffer again.
+func TestMarshalerOutputCopied(t *testing.T) {
+	out, err := Marshal([]reusing{{'a'}, {'b'}})
+	want := "l2000:" + strings.Repeat("a", 2000) + "2000:" + strings.Repeat("b", 2000) + "e"
+	if err != nil || string(out) != want {
+		t.Errorf("Marshal of two Marshalers sharing a buffer: %.12q..., %v", out, err)
+	}
+	var buf bytes.Buffer
+	if err := NewEncoder(&buf).Encode([]reusing{{'a'}, {'b'}}); err != nil || buf.String() != want {
+		t.Errorf("Encoder: %.12q..., %v", buf.String(), err)
 	}
 }

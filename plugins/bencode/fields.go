@@ -60,10 +60,9 @@ func typeFields(t reflect.Type) *structFields {
 			}
 			idx := append(slices.Clip(index), i)
 			if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-				// An unexported embedded pointer cannot be allocated.
-				if sf.IsExported() || sf.Type.Kind() != reflect.Pointer {
-					walk(ft, idx, seen)
-				}
+				// (Also through a pointer of an unexported type, which
+				// decoding cannot allocate where it is nil.)
+				walk(ft, idx, seen)
 				continue
 			}
 			if !sf.IsExported() {

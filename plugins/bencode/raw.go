@@ -28,17 +28,27 @@ func (m *RawMessage) UnmarshalBencode(data []byte) error {
 }
 
 // checkValue reports whether data is exactly one bencoded value, accepting
-// keys in any order (a RawMessage may come from lenient input).
+// keys in any order (a RawMessage may come from lenient input), but not the
+// whitespace before or after the value that lenient input may have: data
+// copied into an encoding as it is must be the value alone.
 func checkValue(data []byte) error {
 	var s Scanner
-	s.init(DecodeOptions{Lenient: true}, false)
+	around := int64(-1) // the offset of the first byte around the value
+	s.init(DecodeOptions{Lenient: true, Warn: func(w Warning) {
+		if around < 0 {
+			around = w.Offset
+		}
+	}}, false)
 	s.setData(data, 0, true)
 	s.fixed = true
 	for {
-		if _, err := s.Next(); err != nil {
-			if err == io.EOF {
-				return nil
-			}
+		_, err := s.Next()
+		switch {
+		case err == io.EOF && around >= 0:
+			return s.failAt(around, "whitespace around the value")
+		case err == io.EOF:
+			return nil
+		case err != nil:
 			return err
 		}
 	}

@@ -377,7 +377,7 @@ func (d *decodeState) value(tok Token) (Value, error) {
 	doc := &valueDoc{data: d.shared(), sorted: !d.scan.lenient}
 	switch tok.Kind {
 	case Integer:
-		if len(tok.Value) > maxBigDigits {
+		if digitCount(tok.Value) > maxBigDigits {
 			return Value{}, d.typeError(tok, valueType)
 		}
 		doc.nodes = []vnode{{d.offset(tok.Value), uint64(Integer)<<kindShift | uint64(len(tok.Value))}}

@@ -194,7 +194,7 @@ func TestValueErrors(t *testing.T) {
 	}{
 		{"", 0}, {"l", 1}, {"li1e", 4}, {"d1:a", 4}, {"d1:ae", 4}, {"di1ei2ee", 1},
 		{"d1:bi1e1:ai2ee", 7}, {"d1:ai1e1:ai2ee", 7}, {"li01ee", 1}, {"li-0ee", 1}, {"lie", 1},
-		{"l01:ae", 1}, {"l2:ae", 5}, {"lx", 1}, {"le1", 2}, {"lei", 2}, {"d1:ali1e" + long + "e1:blll", 8},
+		{"l01:ae", 1}, {"l2:ae", 5}, {"lx", 1}, {"le1", 2}, {"lei", 2}, {"d1:ali1e" + long + "e1:blllee", 10020}, {"d1:ali1e" + long + "e1:bllleeee", 8},
 		{"l" + long + "e", 1}, {long, 0}, {"l99999999999999999999999:e", 1},
 		{strings.Repeat("l", 10001), 10000}, {"i-e", 0}, {"d0:e", 3}, {"ee", 0},
 	} {
