@@ -149,7 +149,11 @@ func runCompat(args []string, std stdio) int {
 	defer r.Close()
 	_, err = io.Copy(out.w, r)
 	if err = out.finish(err); err != nil {
-		fmt.Fprintf(std.err, "%s: %v\n", compatName, err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, compatName+": ") { // a data error names the codec
+			msg = compatName + ": " + msg
+		}
+		fmt.Fprintln(std.err, msg)
 		return compatStatus(err)
 	}
 	if f.timed && args[2] != "-" {

@@ -234,3 +234,19 @@ func TestCompatFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCompatDataError checks the message of input that does not decode:
+// the codec's name once, then where and why.
+func TestCompatDataError(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "bad")
+	if err := os.WriteFile(in, []byte("\xfe\xff\x4e\x00\xfa\x17"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if got := runCompat([]string{"-d", in, "-"}, stdio{in: bytes.NewReader(nil), out: &stdout, err: &stderr}); got == 0 {
+		t.Fatalf("exit 0 for bad input")
+	}
+	if msg := stderr.String(); !strings.HasPrefix(msg, "base16384: byte offset ") {
+		t.Errorf("message %q, want base16384: byte offset ...", msg)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -58,7 +59,14 @@ func runWithPlugins(args []string, reg *core.Registry) int {
 	setup := newPluginSetup(reg)
 	if !isPluginsCommand(args) {
 		pins, err := setup.pins()
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrPermission):
+			// A pins file this user cannot read (another user's home):
+			// no plugin can be checked, and none is needed for most
+			// commands.
+			fmt.Fprintf(os.Stderr, "b14fs: warning: %v: plugins not loaded\n", err)
+			return run(args, stdio{os.Stdin, os.Stdout, os.Stderr}, reg, setup)
+		case err != nil:
 			fmt.Fprintf(os.Stderr, "b14fs: %v\n", err)
 			return exitUsage
 		}

@@ -74,6 +74,8 @@ func TestScripts(t *testing.T) {
 				return fuseAvailable(), nil
 			case "pty":
 				return ptyAvailable(), nil
+			case "root":
+				return os.Geteuid() == 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

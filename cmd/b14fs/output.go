@@ -36,20 +36,22 @@ type output struct {
 
 // openOutput opens the output that -o names for a conversion: standard
 // output for "" and "-"; a file that exists and is no regular file (such
-// as /dev/null, a FIFO or a terminal) written directly; else a temporary
-// file in the directory of path (of its final target, for a symbolic link)
-// renamed over it on success, removed on failure or on SIGINT and SIGTERM.
-// Errors name path, never the temporary file.
+// as /dev/null, a FIFO or a terminal), or a descriptor named as a file
+// (/dev/stdout, /dev/fd/N, /proc/self/fd/N), written directly; else a
+// temporary file in the directory of path (of its final target, for a
+// symbolic link) renamed over it on success, keeping its mode (and as root
+// its owner), removed on failure or on SIGINT and SIGTERM. Errors name
+// path, never the temporary file.
 func openOutput(std stdio, path string) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{w: std.out, terminal: isTerminal(std.out), finish: func(err error) error { return err }}, nil
 	}
-	target, err := resolveLinks(path)
+	target, descriptor, err := resolveLinks(path)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
-		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
+	if fi, err := os.Stat(path); err == nil && (!fi.Mode().IsRegular() || descriptor) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			return nil, renamePath(err, path)
 		}
@@ -179,19 +181,41 @@ func openRemoteTarget(loc string, opts remote.Options) (fsys afero.Fs, name stri
 }
 
 // resolveLinks returns the file that path names once every symbolic link
-// on the way is followed; the last one's target need not exist.
-func resolveLinks(path string) (string, error) {
+// on the way is followed (the last one's target need not exist), or
+// reports that path leads to a descriptor of this process, named as a file
+// (/dev/stdout, /dev/fd/N, /proc/self/fd/N), whose link names no file to
+// replace. A link's target is taken relative to its directory as the
+// kernel resolves it, links and all, not as its path reads: "s/l" where s
+// leads to a/ and l to ../b/t is a/../b/t, not b/t.
+func resolveLinks(path string) (target string, descriptor bool, err error) {
 	for range maxLinks {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+		if err != nil {
+			return path, false, nil // absent: creating it says so
+		}
+		path = filepath.Join(dir, filepath.Base(path))
+		if isDescriptor(path) {
+			return path, true, nil
+		}
 		dest, err := os.Readlink(path)
 		if err != nil {
-			return path, nil // not a link, or absent
+			return path, false, nil // not a link, or absent
 		}
 		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(path), dest)
+			dest = filepath.Join(dir, dest)
 		}
 		path = dest
 	}
-	return "", &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+	return "", false, &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+}
+
+// isDescriptor reports whether the path, with no links in its directory,
+// names a descriptor of a process: /proc/PID/fd/N (which /dev/fd,
+// /dev/stdout and /proc/self lead to, on Linux).
+func isDescriptor(path string) bool {
+	dir, _ := filepath.Split(path)
+	parent, fd := filepath.Split(filepath.Clean(dir))
+	return fd == "fd" && filepath.Dir(filepath.Clean(parent)) == "/proc"
 }
 
 // renamePath returns err naming path instead of the file it was about.
@@ -219,7 +243,8 @@ func (p pathWriter) Write(b []byte) (int, error) {
 }
 
 // createOutput creates the temporary file that becomes path on Commit, with
-// the permissions path has if it exists, and 0666 less the umask otherwise.
+// the mode (and as root the owner) path has if it exists, and 0666 less the
+// umask otherwise.
 // It first removes the temporary files that killed runs left beside path.
 func createOutput(path string) (*atomicfile.File, error) {
 	fsys := afero.NewOsFs()
@@ -230,7 +255,11 @@ func createOutput(path string) (*atomicfile.File, error) {
 	atomicfile.RemoveStale(fsys, filepath.Dir(path))
 	f, err := atomicfile.Create(fsys, path, 0o666)
 	if err == nil && fi != nil {
-		if err = f.Chmod(fi.Mode().Perm()); err != nil {
+		var tinfo os.FileInfo
+		if tinfo, err = f.Stat(); err == nil {
+			err = atomicfile.KeepAttrs(f, fi, tinfo)
+		}
+		if err != nil {
 			f.Abort()
 		}
 	}
