@@ -10,7 +10,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/fsutil/umask"
 )
 
 // DefaultTimeout is how long the kernel may keep names and attributes
@@ -370,7 +370,7 @@ type mnt struct {
 
 // newMount makes the shared state and the root node.
 func newMount(fsys afero.Fs, opts Options) (*mnt, *node, error) {
-	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{}), umask: processUmask(), lookups: fsx.ConcurrentLookups(fsys)}
+	m := &mnt{fsys: fsys, opts: opts, handles: make(map[*handle]struct{}), umask: umask.Get(), lookups: fsx.ConcurrentLookups(fsys)}
 	m.ids.init()
 	if fx, ok := fsys.(*fsx.Fs); ok {
 		fx.OnReplace(m.ids.replacedBase)
@@ -416,23 +416,6 @@ func (m *mnt) own(ctx context.Context, p string, perm os.FileMode, link bool) sy
 		return m.errno(m.fsys.Chmod(p, perm))
 	}
 	return 0
-}
-
-// processUmask returns this process's umask, from /proc/self/status (where
-// it can be read without changing it), or 022.
-func processUmask() os.FileMode {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0o022
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
-			if u, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-				return os.FileMode(u) & os.ModePerm
-			}
-		}
-	}
-	return 0o022
 }
 
 // errno maps an error from the file system to the errno the kernel gets,

@@ -35,6 +35,7 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/b14fs/b14fs/internal/fsutil/umask"
 	"github.com/b14fs/b14fs/internal/remote/listing"
 )
 
@@ -288,7 +289,9 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 			return refused(s.client, err, p)
 		}
 		if created {
-			if err := sf.Chmod(perm.Perm()); err != nil {
+			// The server makes the file with its own umask; the mode is
+			// perm less this process's, as os.OpenFile's.
+			if err := sf.Chmod(umask.Apply(perm.Perm())); err != nil {
 				sf.Close()
 				return err
 			}
@@ -312,7 +315,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 		if err := s.client.Mkdir(p); err != nil {
 			return refused(s.client, existed(s.client, err, p), p)
 		}
-		return s.client.Chmod(p, perm.Perm())
+		return s.client.Chmod(p, umask.Apply(perm.Perm())) // as os.Mkdir's
 	}))
 }
 

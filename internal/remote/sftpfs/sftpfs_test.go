@@ -21,6 +21,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/b14fs/b14fs/fsx"
+	"github.com/b14fs/b14fs/internal/fsutil/umask"
 	"github.com/b14fs/b14fs/internal/remote/sftpfs"
 	"github.com/b14fs/b14fs/internal/testing/remotetest"
 	"github.com/b14fs/b14fs/internal/testing/tmpfs"
@@ -729,6 +730,29 @@ func TestMkdirExisting(t *testing.T) {
 	for _, name := range []string{"dir", "file", "link"} {
 		if err := fsys.Mkdir(name, 0o755); !errors.Is(err, fs.ErrExist) {
 			t.Errorf("mkdir over %s: %v, want fs.ErrExist", name, err)
+		}
+	}
+}
+
+// TestModesLessUmask checks that files and directories made with a mode
+// get it less this process's umask, as os.OpenFile and os.Mkdir give them,
+// not the mode as asked (0666 and 0777 from a WebDAV server were made
+// writable by all).
+func TestModesLessUmask(t *testing.T) {
+	s := remotetest.SSHD(t)
+	fsys := dial(t, s)
+	if err := fsys.Mkdir("d", 0o777); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fsys.OpenFile("d/f", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for name, perm := range map[string]os.FileMode{"d": 0o777, "d/f": 0o666} {
+		fi, err := os.Stat(filepath.Join(s.Root, name))
+		if want := umask.Apply(perm); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s made with %v: %v (%v), want %v", name, perm, fi.Mode().Perm(), err, want)
 		}
 	}
 }
