@@ -45,7 +45,8 @@ any address that is not loopback requires a password: from --password-file
 (its first line) or the environment variable B14FS_PASSWORD; clients then
 log in by HTTP Basic authentication as --user. Use --tls-cert and --tls-key
 to serve HTTPS. No path leaves DIR: '..' and encoded slashes get 400, and
-symbolic links that point out of DIR are not followed.
+symbolic links that point out of a local DIR are not followed (an SFTP
+server follows them, out of its directory too: see docs/remote.md).
 
 b14fs logs a line per request on stderr (time, method, path, status, bytes,
 duration) unless --quiet, and on SIGINT or SIGTERM finishes the requests in

@@ -95,8 +95,8 @@ func noteStatus(ctx context.Context, status int, reason string) {
 	}
 }
 
-// failureWriter turns the 404, 405 or 403 (MOVE, COPY) that webdav answers
-// a storage failure with into a 503, or a 500 for stored data that does not decode,
+// failureWriter turns the 404, 405, 403 (MOVE, COPY) or 500 (a COPY cut
+// short) that webdav answers a storage failure with into a 503, or a 500 for stored data that does not decode,
 // and the error status webdav answers a failure that has a status of its
 // own into that status.
 type failureWriter struct {
@@ -114,7 +114,7 @@ func (w *failureWriter) WriteHeader(code int) {
 		http.Error(w.ResponseWriter, reason, status)
 		return
 	}
-	if err == nil || (code != http.StatusNotFound && code != http.StatusMethodNotAllowed && code != http.StatusForbidden) {
+	if err == nil || (code != http.StatusNotFound && code != http.StatusMethodNotAllowed && code != http.StatusForbidden && code != http.StatusInternalServerError) {
 		w.ResponseWriter.WriteHeader(code)
 		return
 	}

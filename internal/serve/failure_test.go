@@ -122,3 +122,55 @@ func TestStorageDown(t *testing.T) {
 		}
 	}
 }
+
+// writeDownFs is a file system whose files fail their writes with the
+// error of a storage server gone away while writes is down.
+type writeDownFs struct {
+	afero.Fs
+	down *atomic.Bool
+}
+
+func (w writeDownFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	f, err := w.Fs.OpenFile(name, flag, perm)
+	if err != nil || flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		return f, err
+	}
+	return writeDownFile{f, w.down}, nil
+}
+
+type writeDownFile struct {
+	afero.File
+	down *atomic.Bool
+}
+
+func (f writeDownFile) Write(p []byte) (int, error) {
+	if f.down.Load() {
+		return 0, &os.PathError{Op: "write", Path: f.Name(), Err: errDown}
+	}
+	return f.File.Write(p)
+}
+
+// TestStorageLostMidCopy checks that a COPY whose writes the storage fails
+// (a server gone away mid-copy) gets a 503, which clients retry, not the
+// 500 webdav answers, and leaves the destination as it was.
+func TestStorageLostMidCopy(t *testing.T) {
+	down := new(atomic.Bool)
+	base := afero.NewBasePathFs(afero.NewMemMapFs(), "/")
+	fsys, err := fsx.New(writeDownFs{base, down}, base16384.NewCodec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	afero.WriteFile(fsys, "src.txt", []byte("source"), 0o644)
+	afero.WriteFile(fsys, "dst.txt", []byte("old"), 0o644)
+	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
+	defer srv.Close()
+	down.Store(true)
+	resp, body := do(t, "COPY", srv.URL+"/src.txt", nil, "Destination", srv.URL+"/dst.txt")
+	down.Store(false)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("COPY with the storage's writes failing: %d %q, want 503", resp.StatusCode, body)
+	}
+	if _, data := do(t, "GET", srv.URL+"/dst.txt", nil); string(data) != "old" {
+		t.Errorf("the destination after a failed COPY: %q, want old", data)
+	}
+}
