@@ -57,18 +57,42 @@ func (a *appendEdit) readAt(p []byte, off int64) (int, error) {
 }
 
 // commit appends the data to the stored file as it is now: another file may
-// have appended to it since this one began, as with os.O_APPEND.
+// have appended to it since this one began, as with os.O_APPEND. Where the
+// base can lock the stored file (lockStored), it appends under the lock, to
+// the file the name holds once the lock is taken (another process's append
+// may have replaced it meanwhile).
 func (a *appendEdit) commit() error {
 	stored, _ := a.ino.storedPath()
-	bf, err := a.ino.fsys.base.OpenFile(stored, os.O_RDWR, 0)
-	if err != nil {
+	for range 100 {
+		bf, err := a.ino.fsys.base.OpenFile(stored, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		unlock, locked := lockStored(bf, true)
+		if locked && !a.stillStored(stored, bf) {
+			unlock()
+			bf.Close()
+			continue
+		}
+		err = a.appendTo(bf)
+		unlock()
+		if cerr := bf.Close(); err == nil {
+			err = cerr
+		}
 		return err
 	}
-	err = a.appendTo(bf)
-	if cerr := bf.Close(); err == nil {
-		err = cerr
+	return fmt.Errorf("%s: replaced 100 times while appending to it", stored)
+}
+
+// stillStored reports whether bf, opened at stored, is the file stored there
+// now.
+func (a *appendEdit) stillStored(stored string, bf afero.File) bool {
+	now, err := a.ino.fsys.base.Stat(stored)
+	if err != nil {
+		return false
 	}
-	return err
+	opened, err := bf.Stat()
+	return err == nil && sameID(now, opened)
 }
 
 // appendTo appends the data in place to the stored file bf, or rewrites it

@@ -85,6 +85,15 @@ func (f *Fs) decodedInfo(name, path string, known seen) (os.FileInfo, error) {
 		defer ino.mu.Unlock()
 		return ino.shownInfo(name)
 	}
+	// Its ends, as no append is rewriting them (never while holding an
+	// inode's lock, under which this process's appends take theirs).
+	unlock, locked := lockStored(bf, false)
+	defer unlock()
+	if locked {
+		if stored, err = bf.Stat(); err != nil {
+			return nil, err
+		}
+	}
 	src, err := newSource(f.decoders, bf, stored.Size())
 	if err != nil {
 		return nil, err

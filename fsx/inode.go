@@ -252,6 +252,7 @@ func (ino *inode) load() error {
 	if err != nil {
 		return err
 	}
+	unlock, _ := lockStored(bf, false) // its ends, as no append is rewriting them
 	info, err := bf.Stat()
 	switch {
 	case err == nil && info.IsDir(): // a directory named like a stored file
@@ -263,6 +264,7 @@ func (ino *inode) load() error {
 			ino.src, ino.baseAt = src, at
 		}
 	}
+	unlock()
 	if err != nil {
 		bf.Close()
 		return err
