@@ -130,6 +130,14 @@ func runCompat(args []string, std stdio) int {
 		return compatOutput
 	}
 	out, err := openOutput(std, args[2])
+	if errors.Is(err, fs.ErrPermission) {
+		// No temporary file can be made beside OUTPUT (a directory this
+		// user cannot write), but OUTPUT itself may be writable: the C CLI
+		// writes it in place, and so does the drop-in then.
+		if o, ierr := openInPlace(args[2]); ierr == nil {
+			out, err = o, nil
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(std.err, "%s: %v\n", compatName, err)
 		return compatOutput

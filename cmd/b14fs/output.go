@@ -51,16 +51,7 @@ func openOutput(std stdio, path string) (*output, error) {
 		return nil, err
 	}
 	if fi, err := os.Stat(path); err == nil && (!fi.Mode().IsRegular() || descriptor) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			return nil, renamePath(err, path)
-		}
-		return &output{w: pathWriter{f, path}, terminal: isTerminal(f), finish: func(err error) error {
-			if cerr := f.Close(); err == nil {
-				err = renamePath(cerr, path)
-			}
-			return err
-		}}, nil
+		return openInPlace(path)
 	}
 	f, err := createOutput(target)
 	if err != nil {
@@ -74,6 +65,21 @@ func openOutput(std stdio, path string) (*output, error) {
 			return err
 		}
 		return renamePath(f.Commit(), path)
+	}}, nil
+}
+
+// openInPlace opens path, which exists, to be written directly: truncated,
+// then written, not replaced.
+func openInPlace(path string) (*output, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return nil, renamePath(err, path)
+	}
+	return &output{w: pathWriter{f, path}, terminal: isTerminal(f), finish: func(err error) error {
+		if cerr := f.Close(); err == nil {
+			err = renamePath(cerr, path)
+		}
+		return err
 	}}, nil
 }
 
