@@ -225,6 +225,10 @@ func classify(err error) error {
 		return fmt.Errorf("%w: no such bucket: %w", fs.ErrNotExist, err)
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
 		return fmt.Errorf("%w: %w", fs.ErrPermission, err)
+	case "KeyTooLongError":
+		// A store's own limit, below S3's 1,024 bytes: SeaweedFS takes
+		// no element of a key past 255 bytes.
+		return fmt.Errorf("%w: %w", syscall.ENAMETOOLONG, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, os.ErrDeadlineExceeded) {
 		return fmt.Errorf("%w: %w", os.ErrDeadlineExceeded, err)

@@ -929,3 +929,21 @@ func TestKeyTooLong(t *testing.T) {
 		t.Errorf("%d requests for names too long, want none", n)
 	}
 }
+
+// TestStoreKeyLimit checks that a store's own limit on keys, below S3's
+// (SeaweedFS takes no element past 255 bytes), is ENAMETOOLONG, as a local
+// directory's NAME_MAX is, not an I/O error.
+func TestStoreKeyLimit(t *testing.T) {
+	if !longtest.Enabled() || remotetest.WeedBinary() == "" {
+		t.Skip("needs SeaweedFS, with the long checks (B14FS_LONG=1; .ci/weed builds it)")
+	}
+	endpoint, _ := remotetest.Weed(t)
+	raw, _ := newFs(t, endpoint, "limit")
+	err := afero.WriteFile(raw, strings.Repeat("q", 256), []byte("x"), 0o644)
+	if !errors.Is(err, syscall.ENAMETOOLONG) {
+		t.Errorf("a 256-byte name on SeaweedFS: %v, want ENAMETOOLONG", err)
+	}
+	if err := afero.WriteFile(raw, strings.Repeat("q", 255), []byte("x"), 0o644); err != nil {
+		t.Errorf("a 255-byte name: %v", err)
+	}
+}
