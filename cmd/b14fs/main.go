@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -58,28 +57,15 @@ func main() {
 func runWithPlugins(args []string, reg *core.Registry) int {
 	setup := newPluginSetup(reg)
 	if !isPluginsCommand(args) {
-		pins, err := setup.pins()
-		switch {
-		case errors.Is(err, fs.ErrPermission):
-			// A pins file this user cannot read (another user's home):
-			// no plugin can be checked, and none is needed for most
-			// commands.
-			fmt.Fprintf(os.Stderr, "b14fs: warning: %v: plugins not loaded\n", err)
-			return run(args, stdio{os.Stdin, os.Stdout, os.Stderr}, reg, setup)
-		case err != nil:
+		host, err := startPlugins(setup, reg)
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "b14fs: %v\n", err)
 			return exitUsage
 		}
-		host, err := setup.discover(reg, pins)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "b14fs: plugins: %v\n", err)
-			return exitUsage
+		if host != nil {
+			defer host.Close()
+			setup.host = host
 		}
-		defer host.Close()
-		for _, w := range host.Warnings() {
-			fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", w)
-		}
-		setup.host = host
 	}
 	return run(args, stdio{os.Stdin, os.Stdout, os.Stderr}, reg, setup)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -110,3 +111,26 @@ func (s *pluginSetup) hints(err error) []string {
 // isPluginsCommand reports whether args run the plugins command, which
 // looks for plugins itself.
 func isPluginsCommand(args []string) bool { return len(args) > 0 && args[0] == "plugins" }
+
+// startPlugins starts the plugins the pins file allows and registers them
+// in reg, warning on standard error of those it leaves out. A pins file this
+// user cannot read (another user's home) leaves every plugin unloaded, with a
+// warning and a nil host: none can be checked, and most commands need none.
+func startPlugins(setup *pluginSetup, reg *core.Registry) (*rpc.Host, error) {
+	pins, err := setup.pins()
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		fmt.Fprintf(os.Stderr, "b14fs: warning: %v: plugins not loaded\n", err)
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	host, err := setup.discover(reg, pins)
+	if err != nil {
+		return nil, fmt.Errorf("plugins: %w", err)
+	}
+	for _, w := range host.Warnings() {
+		fmt.Fprintf(os.Stderr, "b14fs: warning: %v\n", w)
+	}
+	return host, nil
+}
