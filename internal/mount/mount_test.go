@@ -214,6 +214,25 @@ func TestErrno(t *testing.T) {
 	}
 }
 
+// TestFsyncDir syncs directories through the mount, as programs do after a
+// rename (sqlite, git, coreutils' sync DIR): it failed with ENOTSUP.
+func TestFsyncDir(t *testing.T) {
+	tm := mountNew(t)
+	if err := os.Mkdir(tm.at("sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"", "sub"} {
+		d, err := os.Open(tm.at(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Sync(); err != nil {
+			t.Errorf("fsync of directory %q: %v", name, err)
+		}
+		d.Close()
+	}
+}
+
 // TestMountFullDisk writes through a writable mount of fsx over a tmpfs with
 // no inode left for a temporary file: the writer gets ENOSPC, the mount
 // keeps working, and nothing is left behind.

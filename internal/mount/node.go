@@ -62,6 +62,7 @@ var (
 	_ fs.NodeLinker      = (*node)(nil)
 	_ fs.NodeMknoder     = (*node)(nil)
 	_ fs.NodeStatfser    = (*node)(nil)
+	_ fs.NodeFsyncer     = (*node)(nil)
 	_ fs.NodeOnForgetter = (*node)(nil)
 
 	_ fs.NodeGetxattrer    = (*node)(nil)
@@ -637,6 +638,25 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		victim.Operations().(*node).gone(newParent.EmbeddedInode(), newName)
 	}
 	return 0
+}
+
+// Fsync syncs an open file through its handle, and a directory by syncing
+// the stored directory (fsync(2) of a directory's descriptor: what
+// programs do after a rename or a create, so that the entry is on disk).
+func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {
+	if h, ok := f.(fs.FileFsyncer); ok {
+		return h.Fsync(ctx, flags)
+	}
+	p, ok := n.path()
+	if !ok {
+		return syscall.ENOENT
+	}
+	d, err := n.m.fsys.Open(p)
+	if err != nil {
+		return n.m.errno(err)
+	}
+	defer d.Close()
+	return n.m.errno(d.Sync())
 }
 
 // Statfs reports DIR's file system, with the longest name a file can have
