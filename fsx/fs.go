@@ -213,6 +213,14 @@ func (f *Fs) lookUpMapped(p, name string, stat func(string) (os.FileInfo, error)
 	return l
 }
 
+// absentStored reports whether err, from a lookup of a file's mapped
+// stored name, means that no file has the name: none is there, or the
+// stored name is too long for the base (a directory may have the name
+// itself, which is shorter).
+func absentStored(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG)
+}
+
 // resolveKnown is resolve, with the base's lookups taken from known when it
 // is set.
 func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
@@ -231,9 +239,7 @@ func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 		switch {
 		case err == nil && !info.IsDir():
 			return target{stored: p, info: info, encoded: !isSpecial(info), infos: known.infos}, nil
-		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENAMETOOLONG):
-			// (A stored name too long for the base is no file: a
-			// directory may have the name itself.)
+		case err != nil && !absentStored(err):
 			return target{}, err
 		}
 	}

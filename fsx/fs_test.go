@@ -497,6 +497,9 @@ func TestLongDirectoryNames(t *testing.T) {
 		if info, err := fsys.Stat(name); err != nil || !info.IsDir() {
 			t.Fatalf("Stat of a %d-byte directory: %v, %v", n, info, err)
 		}
+		if info, _, err := fsys.LstatIfPossible(name); err != nil || !info.IsDir() {
+			t.Fatalf("LstatIfPossible of a %d-byte directory: %v, %v", n, info, err)
+		}
 		mustWrite(t, fsys, name+"/f", []byte("in a long directory"))
 		checkContent(t, fsys, name+"/f", []byte("in a long directory"))
 		if err := fsys.Rename(name, name+"/../"+strings.Repeat("e", n)); err != nil {

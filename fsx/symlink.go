@@ -69,7 +69,7 @@ func (f *Fs) linkLookup(name string) (storedLink, bool, *lookup, error) {
 			return storedLink{dir + stored, info}, true, nil, nil
 		case err == nil && !info.IsDir():
 			return storedLink{}, false, l, nil // a mapped file: it wins the name
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
+		case err != nil && !absentStored(err):
 			return storedLink{}, false, nil, err
 		case err != nil:
 			known = l

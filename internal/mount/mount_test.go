@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -230,6 +231,40 @@ func TestFsyncDir(t *testing.T) {
 			t.Errorf("fsync of directory %q: %v", name, err)
 		}
 		d.Close()
+	}
+}
+
+// TestLongDirectoryNames uses, through the mount, directories whose names
+// leave no room for a file's stored suffix (252 to 255 bytes): they were
+// listed but every lookup of them failed with ENAMETOOLONG, so neither they
+// nor what they hold could be reached or made. A file of such a name still
+// fails so.
+func TestLongDirectoryNames(t *testing.T) {
+	tm := mountNew(t)
+	stored := strings.Repeat("s", 252) // made in DIR, beside the mount
+	if err := os.Mkdir(filepath.Join(tm.back, stored), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{stored, strings.Repeat("d", 255)} {
+		if name != stored {
+			if err := os.Mkdir(tm.at(name), 0o755); err != nil {
+				t.Fatalf("mkdir of a %d-byte name: %v", len(name), err)
+			}
+		}
+		if info, err := os.Stat(tm.at(name)); err != nil || !info.IsDir() {
+			t.Fatalf("stat of a %d-byte directory: %v", len(name), err)
+		}
+		want := []byte("in a long directory")
+		if err := os.WriteFile(tm.at(name+"/f"), want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(tm.at(name + "/f")); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read back %q, %v", got, err)
+		}
+	}
+	err := os.WriteFile(tm.at(strings.Repeat("f", 252)), nil, 0o644)
+	if !errors.Is(err, syscall.ENAMETOOLONG) {
+		t.Errorf("a file of a 252-byte name: %v, want ENAMETOOLONG", err)
 	}
 }
 
