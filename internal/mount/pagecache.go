@@ -56,7 +56,8 @@ import (
 //   - Changes made underneath: the kernel drops a file's pages when it
 //     fetches its attributes and finds its size changed (within the
 //     attribute timeout, so tail -f follows appends); a change underneath
-//     that keeps the size reaches reads at the next first open.
+//     that keeps the size reaches reads at the next first open (by the
+//     file's change time, also when its modification time is put back).
 
 // A stamp is what a first open through the page cache saw of its file:
 // when the next one sees the same, the kernel's cached pages are still the
@@ -66,6 +67,7 @@ type stamp struct {
 	key     backingKey
 	size    int64
 	mtime   time.Time
+	ctime   time.Time // where the base gives it: a change that puts mtime back moves it
 }
 
 // cacheLocked decides how the kernel serves h, a new open of n's file f,
@@ -105,7 +107,7 @@ func (n *node) cacheLocked(h *handle, f afero.File) (open uint32, errno syscall.
 		return fuse.FOPEN_DIRECT_IO, 0
 	}
 	h.cached = true
-	st := stamp{changes: n.changes.Load(), key: key, size: info.Size(), mtime: info.ModTime()}
+	st := stamp{changes: n.changes.Load(), key: key, size: info.Size(), mtime: info.ModTime(), ctime: changeTime(info)}
 	// Without an identity, a file replaced underneath by one of the same
 	// size within the same second (the times SFTP and S3 keep) would look
 	// unchanged: its pages are not kept from one first open to the next.

@@ -130,6 +130,32 @@ func TestSecondReadFromPageCache(t *testing.T) {
 	if n := readAs("after a change underneath", want); n == 0 {
 		t.Error("the read after a change underneath asked the mount nothing")
 	}
+
+	readAs("cached again", want)
+	// Underneath again, with the stored file's modification time put back
+	// (rsync --inplace -t, a restore from a backup): its change time tells.
+	waitReleased(t, releases, opens)
+	info, err := os.Stat(tm.stored(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = bytes.ToUpper(want)
+	u, err = tm.underneath(base16384.NewCodec()).OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.WriteAt(want, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tm.stored(name), info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if n := readAs("after a change underneath, its time put back", want); n == 0 {
+		t.Error("the read after a change underneath whose time was put back asked the mount nothing")
+	}
 }
 
 // TestFirstOpenAnsweredLate holds back the answer to a first open through

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
@@ -19,6 +20,16 @@ func keyOf(info os.FileInfo) (backingKey, bool) {
 		return backingKey{}, false
 	}
 	return backingKey{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+// changeTime returns the change time (ctime) of the base file info
+// describes, or the zero time if the base does not tell it.
+func changeTime(info os.FileInfo) time.Time {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || st == nil {
+		return time.Time{}
+	}
+	return time.Unix(st.Ctim.Unix())
 }
 
 // fillSys copies the owner, link count, times and disk use of the base
