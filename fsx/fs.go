@@ -295,7 +295,8 @@ func (f *Fs) Open(name string) (afero.File, error) {
 }
 
 // Mkdir creates a directory. It fails with fs.ErrExist when the name already
-// shows a file or directory.
+// shows a file or directory. As a file's first write in a directory does,
+// it removes the temporary files ended processes left there.
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	t, err := f.resolve(name)
 	switch {
@@ -305,6 +306,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	case t.info != nil:
 		return pathError("mkdir", name, fs.ErrExist)
 	}
+	f.removeStale(filepath.Dir(name))
 	if err := f.base.Mkdir(name, perm); err != nil {
 		return pathError("mkdir", name, err)
 	}

@@ -163,8 +163,8 @@ func TestLongNames(t *testing.T) {
 
 // TestStaleTempRemoved checks that temporary files and directories (the
 // stages of internal/serve) are never listed, and that the first write to
-// a directory removes those that a killed process left there, and only
-// those.
+// a directory (a file or a directory made there) removes those that a
+// killed process left there, and only those.
 func TestStaleTempRemoved(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command("true")
@@ -190,6 +190,14 @@ func TestStaleTempRemoved(t *testing.T) {
 		if ok, _ := afero.Exists(base, name); ok != want {
 			t.Errorf("%s exists: %v, want %v", name, ok, want)
 		}
+	}
+	// Making a directory is a write into its parent (serve's stages are
+	// directories made beside what they replace).
+	if err := fsys.Mkdir("sub/d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := afero.Exists(base, "sub/"+stale); ok {
+		t.Error("Mkdir left a stale temporary file in its directory")
 	}
 }
 
