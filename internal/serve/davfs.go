@@ -36,24 +36,33 @@ type davFS struct {
 
 // capabilities are what the file system can do, found out once.
 type capabilities struct {
-	once    sync.Once
+	mu      sync.Mutex
+	known   bool // renames is found out
 	renames bool
 }
 
 // renames reports whether the file system renames (S3 does not), trying
-// it once, on a temporary directory of the project's.
+// it on a temporary directory of the project's until it knows: a rename
+// that works, or one refused as unsupported. A try that fails otherwise (a
+// full disk: no directory can be made) tells nothing, and is made again by
+// the next write; meanwhile writes go as where nothing renames.
 func (d davFS) renames() bool {
-	d.caps.once.Do(func() {
-		from, to := "/"+atomicfile.TempName("rename"), "/"+atomicfile.TempName("rename")
-		if d.fs.Mkdir(from, 0o700) != nil {
-			return
-		}
-		d.caps.renames = d.fs.Rename(from, to) == nil
-		if d.caps.renames {
-			from = to
-		}
-		d.fs.RemoveAll(from)
-	})
+	d.caps.mu.Lock()
+	defer d.caps.mu.Unlock()
+	if d.caps.known {
+		return d.caps.renames
+	}
+	from, to := "/"+atomicfile.TempName("rename"), "/"+atomicfile.TempName("rename")
+	if d.fs.Mkdir(from, 0o700) != nil {
+		return false
+	}
+	err := d.fs.Rename(from, to)
+	if err == nil {
+		from = to
+	}
+	d.fs.RemoveAll(from)
+	d.caps.renames = err == nil
+	d.caps.known = err == nil || errors.Is(err, errors.ErrUnsupported)
 	return d.caps.renames
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -334,5 +335,40 @@ func TestPutContentRange(t *testing.T) {
 	}
 	if _, data := do(t, "GET", srv.URL+"/sub/notes.txt", nil); string(data) != "some notes\n" {
 		t.Errorf("after a refused PUT with Content-Range: %q", data)
+	}
+}
+
+// mkdirFullFs fails Mkdir with ENOSPC while full is set.
+type mkdirFullFs struct {
+	afero.Fs
+	full *atomic.Bool
+}
+
+func (m mkdirFullFs) Mkdir(name string, perm os.FileMode) error {
+	if m.full.Load() {
+		return &os.PathError{Op: "mkdir", Path: name, Err: syscall.ENOSPC}
+	}
+	return m.Fs.Mkdir(name, perm)
+}
+
+// TestRenamesFoundOnceKnown checks that a try at renaming that fails for a
+// passing reason (a full disk) is not taken as the answer: it was kept for
+// the process's life, and every later upload was written in place, its
+// parts seen by other requests, as on a store that cannot rename.
+func TestRenamesFoundOnceKnown(t *testing.T) {
+	full := new(atomic.Bool)
+	full.Store(true)
+	d := davFS{fs: mkdirFullFs{afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), full}, caps: new(capabilities)}
+	if d.renames() {
+		t.Fatal("renames on a full disk")
+	}
+	full.Store(false)
+	if !d.renames() {
+		t.Error("the full disk's answer was kept: no rename once there is room")
+	}
+	_, s3 := fakeS3View(t)
+	d = davFS{fs: s3, caps: new(capabilities)}
+	if d.renames() || !d.caps.known {
+		t.Errorf("S3: renames %v, known %v; want false, known", d.renames(), d.caps.known)
 	}
 }
