@@ -177,6 +177,20 @@ func testStall(t *testing.T, stall core.Codec, run func(core.Codec, string) ([]b
 	}
 }
 
+// TestShortWrite checks that a codec whose writes take less than they are
+// given, reporting no error, fails its stream: what it left out was lost,
+// the stream ending as if whole.
+func TestShortWrite(t *testing.T) {
+	t.Parallel()
+	short := lookup(t, discover(t), "short")
+	for name, run := range map[string]func(core.Codec, string) ([]byte, error){"pull": pull, "push": push} {
+		_, err := run(short, strings.Repeat("x", 100000))
+		if err == nil || !strings.Contains(err.Error(), io.ErrShortWrite.Error()) || !strings.Contains(err.Error(), "short") {
+			t.Errorf("%s: %v, want a short write naming the plugin", name, err)
+		}
+	}
+}
+
 // TestFrozen checks that a plugin that answers nothing, not even the request
 // to stop, neither hangs a stream nor the host's Close.
 func TestFrozen(t *testing.T) {

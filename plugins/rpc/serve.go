@@ -165,7 +165,11 @@ func pump(w io.WriteCloser, out interface{ Flush() error }, read func() ([]byte,
 	for {
 		data, err := read()
 		if len(data) > 0 {
-			if _, werr := w.Write(data); werr != nil {
+			n, werr := w.Write(data)
+			if werr == nil && n < len(data) {
+				werr = io.ErrShortWrite // a codec breaking io.Writer's contract
+			}
+			if werr != nil {
 				return werr, nil
 			}
 			if ferr := out.Flush(); ferr != nil {

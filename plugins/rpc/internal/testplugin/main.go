@@ -26,6 +26,8 @@
 //   - v2: announces protocol version 2, which no host speaks;
 //   - env: a stream's output is the plugin's environment, a line a variable,
 //     and a line stdin=FILE naming its standard input (on Linux);
+//   - short: a stream's writes take half of what they are given and report
+//     that, with no error, breaking io.Writer's contract;
 //   - talker: hex that logs, on each stream, a line through the log
 //     package, one on os.Stdout, one on os.Stderr and one in hclog's JSON
 //     form at debug level.
@@ -93,6 +95,8 @@ func main() {
 		c = env{renamed{codectest.Hex{}, name}}
 	case "talker":
 		c = talker{renamed{codectest.Hex{}, name}}
+	case "short":
+		c = short{renamed{codectest.Hex{}, name}}
 	}
 	rpc.Serve(c)
 }
@@ -160,6 +164,17 @@ func (freezer) Write([]byte) (int, error) {
 
 }
 func (freezer) Close() error { return nil }
+
+// short's writes take half of what they are given, with no error.
+type short struct{ renamed }
+
+func (short) NewEncodeWriter(w io.Writer) io.WriteCloser { return shortWriter{w} }
+func (short) NewDecodeWriter(w io.Writer) io.WriteCloser { return shortWriter{w} }
+
+type shortWriter struct{ w io.Writer }
+
+func (s shortWriter) Write(p []byte) (int, error) { return s.w.Write(p[:(len(p)+1)/2]) }
+func (shortWriter) Close() error                  { return nil }
 
 // listedXor is xor, under a name, listing its option.
 type listedXor struct {
