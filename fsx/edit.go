@@ -75,10 +75,16 @@ func (s *streamEdit) writeAt(p []byte, off int64) (bool, error) {
 	return true, err
 }
 
-// finish flushes the encoder into the temporary file.
+// finish flushes the encoder into the temporary file. An empty content
+// that the codec cannot encode (bencode's JSON side has no encoding of
+// nothing) is stored empty, as an empty stored file reads.
 func (s *streamEdit) finish() error {
 	if s.err == nil {
 		s.err = s.enc.Close()
+		if s.err != nil && s.n == 0 {
+			s.buf.Reset(s.tmp)
+			s.err = s.tmp.Truncate(0)
+		}
 	}
 	if s.err == nil {
 		s.err = s.buf.Flush()

@@ -17,6 +17,7 @@ import (
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/b14fs/b14fs/plugins/bencode"
 	"github.com/spf13/afero"
 )
 
@@ -339,5 +340,43 @@ func TestAppendFullTmpfs(t *testing.T) {
 	checkContent(t, fsys, "a", old)
 	if got := mustRead(t, base, "a.b14"); !bytes.Equal(got, stored) {
 		t.Errorf("stored file changed from %d to %d bytes", len(stored), len(got))
+	}
+}
+
+// TestStoreEmptyUnencodable stores an empty file through a codec that
+// cannot encode empty input (bencode's JSON side), as a shell's redirection
+// does: open with O_TRUNC, a second descriptor (dup2), the first closed
+// (a store of the empty file), then the write. The empty store failed,
+// and every open of the file with it: the write was lost.
+func TestStoreEmptyUnencodable(t *testing.T) {
+	t.Parallel()
+	base := afero.NewMemMapFs()
+	mustWrite(t, base, "x.torrent", []byte("d1:ai1ee"))
+	fsys := newFs(t, base, bencode.NewCodec(), fsx.WithExtension(".torrent", ".json"))
+	for _, name := range []string{"x.json", "new.json"} {
+		first, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := fsys.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := first.Close(); err != nil {
+			t.Fatalf("%s: closing the empty file: %v", name, err)
+		}
+		if _, err := second.Write([]byte(`{"b":2}`)); err != nil {
+			t.Fatalf("%s: write: %v", name, err)
+		}
+		if err := second.Close(); err != nil {
+			t.Fatalf("%s: close: %v", name, err)
+		}
+		checkContent(t, fsys, name, []byte("{\"b\":2}\n"))
+	}
+	// An empty file is stored empty, and reads so.
+	mustWrite(t, fsys, "empty.json", nil)
+	checkContent(t, fsys, "empty.json", nil)
+	if info, err := base.Stat("empty.torrent"); err != nil || info.Size() != 0 {
+		t.Errorf("the stored empty file: %v, %v", info, err)
 	}
 }
