@@ -298,6 +298,7 @@ func (f *Fs) Open(name string) (afero.File, error) {
 // shows a file or directory. As a file's first write in a directory does,
 // it removes the temporary files ended processes left there.
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
+	name = filepath.Clean(name)
 	t, err := f.resolve(name)
 	switch {
 	case errors.Is(err, ErrNotMapped):
@@ -316,6 +317,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 // MkdirAll creates a directory and any parents it needs. It fails with
 // syscall.ENOTDIR when one of them already shows a file.
 func (f *Fs) MkdirAll(path string, perm os.FileMode) error {
+	path = filepath.Clean(path)
 	for p := filepath.Clean(path); !isRoot(p); p = filepath.Dir(p) {
 		t, err := f.resolve(p)
 		if err == nil && t.info != nil && !t.info.IsDir() {
@@ -333,6 +335,7 @@ func (f *Fs) MkdirAll(path string, perm os.FileMode) error {
 // unless the file has other names (hard links), through which they go on
 // storing it.
 func (f *Fs) Remove(name string) error {
+	name = filepath.Clean(name)
 	t, err := f.existing(name)
 	if err == nil {
 		err = f.removeStored(t.stored, func() error { return f.base.Remove(t.stored) })
@@ -346,6 +349,7 @@ func (f *Fs) Remove(name string) error {
 // RemoveAll removes the named file, or the named directory with everything
 // it holds in the base (shown or not). Nothing there is not an error.
 func (f *Fs) RemoveAll(path string) error {
+	path = filepath.Clean(path)
 	t, err := f.existing(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotMapped):
@@ -383,6 +387,7 @@ func (f *Fs) removeStored(stored string, remove func() error) error {
 // files open under the new name keep their content until closed, and store
 // nothing more.
 func (f *Fs) Rename(oldname, newname string) error {
+	oldname, newname = filepath.Clean(oldname), filepath.Clean(newname)
 	err := f.rename(oldname, newname)
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: unwrapPath(err)}
@@ -427,7 +432,7 @@ func (f *Fs) rename(oldname, newname string) error {
 
 // Stat returns a FileInfo for the named file, with its shown name and
 // decoded size.
-func (f *Fs) Stat(name string) (os.FileInfo, error) { return f.stat(name, nil) }
+func (f *Fs) Stat(name string) (os.FileInfo, error) { return f.stat(filepath.Clean(name), nil) }
 
 // stat is Stat with existingKnown.
 func (f *Fs) stat(name string, known *lookup) (os.FileInfo, error) {
@@ -448,16 +453,19 @@ func (f *Fs) stat(name string, known *lookup) (os.FileInfo, error) {
 // Chmod changes the mode of the named file. Changes an open file holds
 // stay unstored: storing them keeps the stored file's mode.
 func (f *Fs) Chmod(name string, mode os.FileMode) error {
+	name = filepath.Clean(name)
 	return f.onStored("chmod", name, false, func(p string) error { return f.base.Chmod(p, mode) })
 }
 
 // Chown changes the owner and group of the named file.
 func (f *Fs) Chown(name string, uid, gid int) error {
+	name = filepath.Clean(name)
 	return f.onStored("chown", name, true, func(p string) error { return f.base.Chown(p, uid, gid) })
 }
 
 // Chtimes changes the access and modification times of the named file.
 func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
+	name = filepath.Clean(name)
 	return f.onStored("chtimes", name, true, func(p string) error { return f.base.Chtimes(p, atime, mtime) })
 }
 

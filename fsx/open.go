@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/afero"
 )
@@ -15,6 +16,7 @@ const accessMode = os.O_RDONLY | os.O_WRONLY | os.O_RDWR
 // creating it with perm when os.O_CREATE is given and it does not exist.
 // Directories and unmapped files are opened in the base as they are.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	name = filepath.Clean(name)
 	t, err := f.resolve(name)
 	if err != nil {
 		return nil, pathError("open", name, err)

@@ -2,6 +2,8 @@ package fsx_test
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"testing"
 
@@ -217,5 +219,60 @@ func TestSameFileInfo(t *testing.T) {
 				t.Error("a name replaced underneath, and the file open before: SameFile = true")
 			}
 		})
+	}
+}
+
+// TestNameSpellings names files and directories open with changes by other
+// spellings of their names ("./a", "d/", "e/", "d//f"): fsx found its
+// open files by the name as given, so a Remove through another spelling
+// left the file to come back at its close, a Rename moved its changes to a
+// made-up name ("d/" renamed "e" put d/f's changes in "ef") or lost them.
+func TestNameSpellings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		do   func(fsys afero.Fs) error // with d/f open, "0123456789" changed to "ZZ23456789"
+		want map[string]string         // content by name after the close; "" for none
+	}{
+		{"remove ./d/f", func(fsys afero.Fs) error { return fsys.Remove("./d/f") }, map[string]string{"d/f": ""}},
+		{"remove d//f", func(fsys afero.Fs) error { return fsys.Remove("d//f") }, map[string]string{"d/f": ""}},
+		{"rename d/ e", func(fsys afero.Fs) error { return fsys.Rename("d/", "e") }, map[string]string{"e/f": "ZZ23YY6789", "ef": ""}},
+		{"rename ./d e", func(fsys afero.Fs) error { return fsys.Rename("./d", "e") }, map[string]string{"e/f": "ZZ23YY6789"}},
+		{"rename d e/", func(fsys afero.Fs) error { return fsys.Rename("d", "e/") }, map[string]string{"e/f": "ZZ23YY6789"}},
+		{"rename over ./d/f", func(fsys afero.Fs) error {
+			if err := afero.WriteFile(fsys, "g", []byte("new"), 0o644); err != nil {
+				return err
+			}
+			return fsys.Rename("g", "./d/f")
+		}, map[string]string{"d/f": "new"}},
+	}
+	for _, tt := range tests {
+		fsys := newFs(t, afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), base16384.NewCodec())
+		if err := fsys.Mkdir("d", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, fsys, "d/f", []byte("0123456789"))
+		f, err := fsys.OpenFile("d/f", os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt([]byte("ZZ"), 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := tt.do(fsys); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if _, err := f.WriteAt([]byte("YY"), 4); err != nil {
+			t.Fatalf("%s: a write after it: %v", tt.name, err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatalf("%s: close: %v", tt.name, err)
+		}
+		for name, want := range tt.want {
+			got, err := afero.ReadFile(fsys, name)
+			if want == "" && !errors.Is(err, fs.ErrNotExist) || want != "" && string(got) != want {
+				t.Errorf("%s: %s holds %q, %v; want %q", tt.name, name, got, err, want)
+			}
+		}
 	}
 }

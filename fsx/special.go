@@ -40,6 +40,7 @@ type HardLinker interface {
 // syscall.EPERM for a directory, and with fs.ErrExist when newname shows
 // anything already.
 func (f *Fs) Link(oldname, newname string) error {
+	oldname, newname = filepath.Clean(oldname), filepath.Clean(newname)
 	if err := f.hardLink(oldname, newname); err != nil {
 		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: unwrapPath(err)}
 	}
@@ -73,6 +74,7 @@ func (f *Fs) hardLink(oldname, newname string) error {
 // fails with errors.ErrUnsupported when the base is no Mknoder, and with
 // fs.ErrExist when name shows anything already.
 func (f *Fs) Mknod(name string, mode os.FileMode, dev uint64) error {
+	name = filepath.Clean(name)
 	if err := f.mknod(name, mode, dev); err != nil {
 		return pathError("mknod", name, err)
 	}
@@ -119,6 +121,7 @@ func (f *Fs) newEntryPath(name string) (string, error) {
 // or of the named link itself. It fails with errors.ErrUnsupported for a
 // link when the base is no Lchtimeser.
 func (f *Fs) Lchtimes(name string, atime, mtime time.Time) error {
+	name = filepath.Clean(name)
 	l, isLink, err := f.link(name)
 	if err != nil {
 		return pathError("lchtimes", name, err)

@@ -101,6 +101,7 @@ func (f *Fs) linkLookup(name string) (storedLink, bool, *lookup, error) {
 // apart (the base is an afero.Lstater). A link's size is the length of its
 // shown target.
 func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	name = filepath.Clean(name)
 	_, lstater := f.base.(afero.Lstater)
 	l, ok, known, err := f.linkLookup(name)
 	if err != nil {
@@ -119,6 +120,7 @@ func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 
 // ReadlinkIfPossible returns the shown target of the named link.
 func (f *Fs) ReadlinkIfPossible(name string) (string, error) {
+	name = filepath.Clean(name)
 	l, ok, err := f.link(name)
 	switch {
 	case err != nil:
@@ -153,6 +155,7 @@ func (f *Fs) readlink(l storedLink) (string, error) {
 // package's notes on links). It fails with fs.ErrExist when newname shows
 // anything already.
 func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
+	newname = filepath.Clean(newname)
 	err := f.symlink(oldname, newname)
 	if err != nil {
 		return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: unwrapPath(err)}
