@@ -214,16 +214,10 @@ func (f davFile) Stat() (os.FileInfo, error) {
 }
 
 // Readdir lists the directory: the shown names, each with what Stat gives
-// for it. An entry that cannot be stated (a symbolic link out of the served
-// tree or to nothing, a file whose size cannot be decoded) is left out, so
-// that it does not break the listing of its directory; a GET of it gets
-// the error.
-func (f davFile) Readdir(n int) ([]os.FileInfo, error) { return f.readdir(n, false) }
-
-// readdir is Readdir; when strict, an entry that cannot be stated for
-// another reason than being missing or out of the served tree fails the
-// listing.
-func (f davFile) readdir(n int, strict bool) ([]os.FileInfo, error) {
+// for it. An entry gone meanwhile, or a symbolic link out of the served
+// tree or to nothing, is left out; one that cannot be stated otherwise (a
+// file whose size does not decode) fails the listing (listingError).
+func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
 	names, err := f.File.Readdirnames(n)
 	stats := make([]os.FileInfo, len(names))
 	errs := make([]error, len(names))
@@ -232,17 +226,30 @@ func (f davFile) readdir(n int, strict bool) ([]os.FileInfo, error) {
 	})
 	fis := make([]os.FileInfo, 0, len(names))
 	for i, fi := range stats {
-		if errs[i] != nil {
-			if strict && !errors.Is(errs[i], fs.ErrNotExist) && !errors.Is(errs[i], fs.ErrPermission) {
-				return fis, errs[i]
-			}
-			continue
+		switch {
+		case errs[i] == nil:
+		case errors.Is(errs[i], fs.ErrNotExist) || errors.Is(errs[i], fs.ErrPermission):
+			continue // gone meanwhile, or a link leading out of the tree
+		default:
+			return fis, &listingError{errs[i]}
 		}
 		fis = append(fis, info{fi})
 		f.listed.add(path.Join(f.name, names[i]), fi)
 	}
 	return fis, err
 }
+
+// A listingError is the failure to tell of an entry of a directory what a
+// listing shows (its size does not decode, the storage failed to answer).
+// It fails the listing: a listing that left the entry out would tell a
+// client that syncs (rclone sync) that the file is gone, and it would
+// remove its copy. It is no *fs.PathError, which webdav takes for a bad
+// entry to leave out of a PROPFIND: an error of another type ends the
+// response there, which no client takes for a whole listing.
+type listingError struct{ err error }
+
+func (e *listingError) Error() string { return "listing: " + e.err.Error() }
+func (e *listingError) Unwrap() error { return e.err }
 
 // info is a FileInfo with an ETag (modification time and decoded size, as
 // Apache and webdav's default make it) and a content type from the name's

@@ -103,9 +103,22 @@ type failureWriter struct {
 	http.ResponseWriter
 	failure  *failure
 	replaced bool // the status was replaced: webdav's body is dropped
+	sent     bool // a status was sent
 }
 
+// WriteHeader sends the status code, or the one it stands for. An error
+// status after a status was sent (webdav's 500 for a PROPFIND whose walk
+// failed after its first entries: a listingError) aborts the response, so
+// that the client gets no well-formed listing of part of the tree: webdav
+// ends the multistatus body, which would read as whole.
 func (w *failureWriter) WriteHeader(code int) {
+	if w.sent {
+		if code >= 400 {
+			panic(http.ErrAbortHandler)
+		}
+		return
+	}
+	w.sent = true
 	w.failure.mu.Lock()
 	err, status, reason := w.failure.err, w.failure.status, w.failure.reason
 	w.failure.mu.Unlock()
@@ -133,6 +146,7 @@ func (w *failureWriter) Write(p []byte) (int, error) {
 	if w.replaced {
 		return len(p), nil
 	}
+	w.sent = true
 	return w.ResponseWriter.Write(p)
 }
 

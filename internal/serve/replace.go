@@ -310,10 +310,9 @@ type copySource struct {
 }
 
 // Readdir lists a collection that COPY copies: an entry that cannot be
-// read (a file whose size does not decode) fails the copy, where a listing
-// leaves it out.
+// read (a file whose size does not decode) fails the copy.
 func (f copySource) Readdir(n int) ([]os.FileInfo, error) {
-	fis, err := f.readdir(n, true)
+	fis, err := f.davFile.Readdir(n)
 	if err != nil && err != io.EOF {
 		f.r.readFailed(noteFailure(f.ctx, err))
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -175,6 +176,39 @@ func TestPropfind(t *testing.T) {
 	}
 	if got := n.Load(); got > 64<<10 {
 		t.Errorf("PROPFIND read %d stored bytes", got)
+	}
+}
+
+// TestListingUndecodable lists a directory holding a file whose size does
+// not decode: the listing fails, where it left the file out, which a client
+// that syncs (rclone sync) took for a file gone, and removed its copy.
+func TestListingUndecodable(t *testing.T) {
+	srv, dir, _, _ := setup(t, Options{})
+	if err := os.WriteFile(filepath.Join(dir, "sub", "cut.txt.b14"), []byte{0x4e}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest("PROPFIND", srv.URL+"/sub/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Depth", "1")
+	// The response is cut: the request fails, or reading its body.
+	resp, err := http.DefaultClient.Do(req)
+	var data []byte
+	if err == nil {
+		data, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	var ms struct {
+		Responses []struct {
+			Href string `xml:"href"`
+		} `xml:"response"`
+	}
+	if err == nil && resp.StatusCode == http.StatusMultiStatus && xml.Unmarshal(data, &ms) == nil {
+		t.Errorf("PROPFIND: %s, a whole listing without the file: %+v", resp.Status, ms)
+	}
+	if resp, _ := do(t, "GET", srv.URL+"/sub/", nil); resp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("GET of the directory: %s, want 500", resp.Status)
 	}
 }
 
