@@ -115,9 +115,9 @@ func (d davFS) OpenFile(ctx context.Context, name string, flag int, perm os.File
 	if err != nil {
 		return nil, noteFailure(ctx, err)
 	}
-	file := davFile{File: f, fs: d.fs, name: name, props: d.props, listed: listedOf(ctx)}
+	file := davFile{File: f, ctx: ctx, fs: d.fs, name: name, props: d.props, listed: listedOf(ctx)}
 	if r != nil && r.method == "COPY" && flag&accessMode == os.O_RDONLY {
-		return copySource{file, ctx, r}, nil
+		return copySource{file, r}, nil
 	}
 	return file, nil
 }
@@ -191,6 +191,7 @@ func clean(name string) string { return path.Clean("/" + name) }
 // It holds the file's dead properties.
 type davFile struct {
 	afero.File
+	ctx    context.Context // of the request that opened it
 	fs     afero.Fs
 	name   string
 	props  *deadProps
@@ -205,10 +206,13 @@ func (f davFile) Patch(patches []webdav.Proppatch) ([]webdav.Propstat, error) {
 	return f.props.patch(f.name, patches), nil
 }
 
+// Stat describes the file. A failure to tell its size (stored bytes that
+// do not decode, for a codec that decodes a file to size it) is the
+// storage's, which webdav would answer a GET with 404 Not Found.
 func (f davFile) Stat() (os.FileInfo, error) {
 	fi, err := f.File.Stat()
 	if err != nil {
-		return nil, err
+		return nil, noteFailure(f.ctx, err)
 	}
 	return info{fi}, nil
 }

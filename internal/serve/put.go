@@ -135,7 +135,7 @@ func (d davFS) openUploadFile(ctx context.Context, name string, src source, perm
 		return nil, err
 	}
 	return &putFile{
-		davFile: davFile{File: f, fs: d.fs, name: target, props: d.props},
+		davFile: davFile{File: f, ctx: ctx, fs: d.fs, name: target, props: d.props},
 		ctx:     ctx, created: created, stage: stage, written: name, src: src,
 		replaces: replaces && stage != "",
 	}, nil

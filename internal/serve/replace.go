@@ -305,8 +305,7 @@ func (w *replacementWriter) Unwrap() http.ResponseWriter { return w.ResponseWrit
 // replacement so that the copy written from it is dropped.
 type copySource struct {
 	davFile
-	ctx context.Context
-	r   *replacement
+	r *replacement
 }
 
 // Readdir lists a collection that COPY copies: an entry that cannot be

@@ -20,6 +20,7 @@ import (
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 	"github.com/b14fs/b14fs/internal/fsutil/rootfs"
 	"github.com/b14fs/b14fs/plugins/base16384"
+	"github.com/b14fs/b14fs/plugins/bencode"
 )
 
 // countingFs counts the bytes read from its base's files.
@@ -209,6 +210,27 @@ func TestListingUndecodable(t *testing.T) {
 	}
 	if resp, _ := do(t, "GET", srv.URL+"/sub/", nil); resp.StatusCode != http.StatusInternalServerError {
 		t.Errorf("GET of the directory: %s, want 500", resp.Status)
+	}
+}
+
+// TestGetUnsizable gets a file whose size does not decode, through a codec
+// that decodes a file to size it (bencode): the answer was 404 Not Found,
+// which tells a client that syncs that the file is gone.
+func TestGetUnsizable(t *testing.T) {
+	base := afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())
+	if err := afero.WriteFile(base, "bad.torrent", []byte("d3:foo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := fsx.New(base, bencode.NewCodec(), fsx.WithExtension(".torrent", ".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(Handler(fsys, Options{}))
+	defer srv.Close()
+	for _, method := range []string{"GET", "HEAD"} {
+		if resp, _ := do(t, method, srv.URL+"/bad.json", nil); resp.StatusCode != http.StatusInternalServerError {
+			t.Errorf("%s: %s, want 500", method, resp.Status)
+		}
 	}
 }
 
