@@ -274,6 +274,18 @@ func (h *Host) Close() {
 	}
 }
 
+// forget stops c, the client of a plugin process that has ended, and drops
+// it from those Close stops.
+func (h *Host) forget(c *client) {
+	if c == nil {
+		return
+	}
+	h.mu.Lock()
+	h.clients = slices.DeleteFunc(h.clients, func(o *client) bool { return o == c })
+	h.mu.Unlock()
+	c.kill()
+}
+
 // privateDir returns the host's private directory (mode 0700), where its
 // plugins make their sockets, making it first: one per host, removed by
 // Close, and named so that the next host removes it if this one crashes.
@@ -361,29 +373,74 @@ func (c *client) kill() {
 	<-done
 }
 
-// process is a plugin executable, started on first use.
+// process is a plugin executable, started on first use, and started again
+// on the use after it ended.
 type process struct {
 	host *Host
 	path string
 	name string
 
-	once     sync.Once
+	mu       sync.Mutex
+	started  bool // a start was made; its outcome is client or err
 	client   pb.CodecClient
-	suffix   string
+	suffix   string // as the first start found it
 	dataAddr string // the plugin's data socket, if it offers one and the host takes it
 	err      error
 	run      atomic.Pointer[client] // the go-plugin client, once started
 }
 
 // codec returns the gRPC client of the running plugin, starting it first.
+// A plugin that started but has ended since (a crash on one stream, the
+// OOM killer) is started again, so that its end fails the streams it ran,
+// not every later one; a plugin that failed to start is not tried again.
 func (p *process) codec() (pb.CodecClient, error) {
-	p.once.Do(func() {
-		p.client, p.suffix, p.err = p.start()
-		if p.err != nil {
-			p.err = p.wrap(p.err)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started && p.err == nil && p.ended() {
+		p.host.forget(p.run.Load())
+		p.started = false
+	}
+	if !p.started {
+		p.started = true
+		first := p.client == nil
+		var suffix string
+		p.client, suffix, p.err = p.start()
+		switch {
+		case p.err != nil:
+			p.client, p.err = nil, p.wrap(p.err)
+		case first:
+			p.suffix = suffix
+		case suffix != p.suffix:
+			p.client, p.err = nil, &pluginError{p.path, fmt.Errorf("suggests the suffix %s when started again, where it suggested %s",
+				cleanText(strconv.Quote(suffix), 80), cleanText(strconv.Quote(p.suffix), 80))}
 		}
-	})
+	}
 	return p.client, p.err
+}
+
+// dataAddress returns the data socket of the plugin running now, or "".
+func (p *process) dataAddress() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dataAddr
+}
+
+// ended reports whether the plugin's process has ended. p.mu is held.
+func (p *process) ended() bool {
+	c := p.run.Load()
+	if c == nil {
+		return false
+	}
+	r := c.runner.Load()
+	if r == nil {
+		return false
+	}
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (p *process) start() (pb.CodecClient, string, error) {

@@ -44,7 +44,7 @@ func fakeCodec(t *testing.T, limit time.Duration, stream func(pb.Codec_StreamSer
 	t.Cleanup(func() { conn.Close() })
 	h := &Host{logger: hclog.NewNullLogger(), timeout: limit}
 	p := &process{host: h, path: "/fake/b14fs-plugin-fake", name: "fake"}
-	p.once.Do(func() { p.client = pb.NewCodecClient(conn) })
+	p.started, p.client = true, pb.NewCodecClient(conn)
 	return &remoteCodec{name: "fake", proc: p}
 }
 

@@ -111,7 +111,7 @@ func (c *remoteCodec) open(decode bool) (*stream, error) {
 	limit := c.proc.host.timeout
 	s.dog = newWatchdog(limit, 0, func() { cancel(timeoutError{limit}) })
 	start := &pb.Start{Decode: decode, Options: wireOptions(c.opts)}
-	if addr := c.proc.dataAddr; addr != "" {
+	if addr := c.proc.dataAddress(); addr != "" {
 		var tok dataToken
 		if s.conn, tok, err = dialData(ctx, addr); err != nil {
 			err = s.dataError(err)

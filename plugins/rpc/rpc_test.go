@@ -318,6 +318,21 @@ func TestCrash(t *testing.T) {
 	}
 }
 
+// TestRestartAfterCrash checks that a plugin that ended is started again by
+// the next stream: it was not, so one crash (on one bad file, or the OOM
+// killer's) failed every later stream of a mount or a server.
+func TestRestartAfterCrash(t *testing.T) {
+	crash := lookup(t, discover(t), "crash") // ends at the first data it sees
+	for i := range 3 {
+		if _, err := pull(crash, "boom"); err == nil || !strings.Contains(err.Error(), "exited") {
+			t.Fatalf("round %d: a stream that crashes the plugin: %v", i, err)
+		}
+		if out, err := pull(crash, ""); err != nil || len(out) != 0 {
+			t.Fatalf("round %d: the stream after a crash: %q, %v", i, out, err)
+		}
+	}
+}
+
 func TestWrongName(t *testing.T) {
 	liar := lookup(t, discover(t), "liar")
 	_, err := io.ReadAll(liar.NewEncodeReader(strings.NewReader("x")))

@@ -260,4 +260,4 @@ func (crash) NewDecodeWriter(w io.Writer) io.WriteCloser { return exiter{} }
 type exiter struct{}
 
 func (exiter) Write(p []byte) (int, error) { os.Exit(3); return 0, nil }
-func (exiter) Close() error                { os.Exit(3); return nil }
+func (exiter) Close() error                { return nil } // no data: no crash
