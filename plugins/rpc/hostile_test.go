@@ -191,6 +191,29 @@ func TestShortWrite(t *testing.T) {
 	}
 }
 
+// TestLongLines checks that a line of over 64 KiB on a plugin's standard
+// output, in place of its handshake or from a child later, hangs nothing:
+// go-plugin stopped reading the output at such a line, the plugin's output
+// blocked, and with it the wait for its end, for ever.
+func TestLongLines(t *testing.T) {
+	t.Parallel()
+	var reg core.Registry
+	host, err := rpc.Discover(&reg, pluginDir, rpc.WithLogger(hclog.NewNullLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, 30*time.Second, "a plugin writing a long line for its handshake", func() { _, err = pull(lookup(t, &reg, "junk"), "abc") })
+	if err == nil || !strings.Contains(err.Error(), "b14fs-plugin-junk") {
+		t.Errorf("junk for a handshake: %v, want an error naming the plugin", err)
+	}
+	var out []byte
+	within(t, 30*time.Second, "a stream of a plugin writing a long line", func() { out, err = pull(lookup(t, &reg, "longline"), "abc") })
+	if err != nil || string(out) != "616263" {
+		t.Errorf("longline: %q, %v", out, err)
+	}
+	within(t, 30*time.Second, "Host.Close", host.Close)
+}
+
 // TestFrozen checks that a plugin that answers nothing, not even the request
 // to stop, neither hangs a stream nor the host's Close.
 func TestFrozen(t *testing.T) {

@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 }
 
 // buildTestPlugin builds internal/testplugin into dir as the plugins hex,
-// xor, crash, liar, env, talker, v2 and short, and the hostile ones
+// xor, crash, liar, env, talker, v2, short, junk and longline, and the hostile ones
 // (hostilePlugins).
 func buildTestPlugin(dir string) error {
 	bin := filepath.Join(dir, rpc.PluginPrefix+"hex")
@@ -52,7 +52,7 @@ func buildTestPlugin(dir string) error {
 	if err != nil {
 		return fmt.Errorf("building the test plugin: %v\n%s", err, out)
 	}
-	for _, name := range append([]string{"xor", "crash", "liar", "env", "talker", "v2", "short"}, hostilePlugins...) {
+	for _, name := range append([]string{"xor", "crash", "liar", "env", "talker", "v2", "short", "junk", "longline"}, hostilePlugins...) {
 		if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func TestDiscover(t *testing.T) {
 		got = append(got, e.Codec.Name()+"="+filepath.Base(e.Origin))
 	}
 	want := "badaddr=b14fs-plugin-badaddr badsuffix=b14fs-plugin-badsuffix crash=b14fs-plugin-crash " +
-		"env=b14fs-plugin-env forger=b14fs-plugin-forger freeze=b14fs-plugin-freeze hex=b14fs-plugin-hex liar=b14fs-plugin-liar short=b14fs-plugin-short spawner=b14fs-plugin-spawner " +
+		"env=b14fs-plugin-env forger=b14fs-plugin-forger freeze=b14fs-plugin-freeze hex=b14fs-plugin-hex junk=b14fs-plugin-junk liar=b14fs-plugin-liar longline=b14fs-plugin-longline short=b14fs-plugin-short spawner=b14fs-plugin-spawner " +
 		"stall=b14fs-plugin-stall talker=b14fs-plugin-talker v2=b14fs-plugin-v2 xor=b14fs-plugin-xor"
 	if strings.Join(got, " ") != want {
 		t.Errorf("registered %v, want %s (the non-executable file skipped)", got, want)

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -65,7 +66,7 @@ func newRunner(logger hclog.Logger, cmd *exec.Cmd, path string, exe *pinned, soc
 	ownProcessGroup(cmd)
 	r := &cmdRunner{cmd: cmd, path: path, exe: exe, socketDir: socketDir, log: &logRelay{logger: logger}, done: make(chan struct{})}
 	r.stdout, r.stdoutW = io.Pipe()
-	cmd.Stdout, cmd.Stderr = r.stdoutW, r.log
+	cmd.Stdout, cmd.Stderr = &lineCutter{w: r.stdoutW}, r.log
 	cmd.WaitDelay = waitDelay
 	return r
 }
@@ -161,4 +162,47 @@ func (r *cmdRunner) PluginToHost(network, addr string) (string, string, error) {
 
 func (r *cmdRunner) HostToPlugin(network, addr string) (string, string, error) {
 	return network, addr, nil
+}
+
+// maxStdoutLine is the longest line of a plugin's standard output that
+// reaches go-plugin, well under the 64 KiB at which its reader stops.
+const maxStdoutLine = 16 << 10
+
+// lineCutter passes a plugin's standard output on to w, ending each line
+// that runs past maxStdoutLine bytes with a newline. go-plugin reads the
+// output a line at a time and stops for good at a line too long for it:
+// the plugin's output then blocks, and with it the wait for the plugin to
+// end, for ever (a line of junk in place of the handshake, or a child's
+// output). Cut, such a line is a few lines of junk, which go-plugin reports
+// (in place of the handshake) or logs.
+type lineCutter struct {
+	w   io.Writer
+	run int // bytes of the current line passed on
+}
+
+func (c *lineCutter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		chunk := p[:min(len(p), maxStdoutLine-c.run)]
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			chunk = chunk[:i+1]
+		}
+		m, err := c.w.Write(chunk)
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[len(chunk):]
+		c.run += len(chunk)
+		switch {
+		case chunk[len(chunk)-1] == '\n':
+			c.run = 0
+		case c.run == maxStdoutLine:
+			if _, err := c.w.Write([]byte{'\n'}); err != nil {
+				return n, err
+			}
+			c.run = 0
+		}
+	}
+	return n, nil
 }

@@ -26,6 +26,11 @@
 //   - v2: announces protocol version 2, which no host speaks;
 //   - env: a stream's output is the plugin's environment, a line a variable,
 //     and a line stdin=FILE naming its standard input (on Linux);
+//   - junk: writes a line of 70000 bytes where the handshake goes, and
+//     exits;
+//   - longline: hex whose streams write a line of 70000 bytes to the
+//     process's standard output (as a child's output would go), past
+//     go-plugin's relay;
 //   - short: a stream's writes take half of what they are given and report
 //     that, with no error, breaking io.Writer's contract;
 //   - talker: hex that logs, on each stream, a line through the log
@@ -97,6 +102,11 @@ func main() {
 		c = talker{renamed{codectest.Hex{}, name}}
 	case "short":
 		c = short{renamed{codectest.Hex{}, name}}
+	case "junk":
+		fmt.Println(strings.Repeat("x", 70000))
+		return
+	case "longline":
+		c = longLine{renamed{codectest.Hex{}, name}}
 	}
 	rpc.Serve(c)
 }
@@ -164,6 +174,15 @@ func (freezer) Write([]byte) (int, error) {
 
 }
 func (freezer) Close() error { return nil }
+
+// longLine writes a long line to the process's standard output at each
+// stream's start.
+type longLine struct{ renamed }
+
+func (l longLine) NewEncodeWriter(w io.Writer) io.WriteCloser {
+	syscall.Write(1, []byte(strings.Repeat("y", 70000)+"\n"))
+	return l.renamed.NewEncodeWriter(w)
+}
 
 // short's writes take half of what they are given, with no error.
 type short struct{ renamed }
