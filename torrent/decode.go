@@ -2,6 +2,7 @@ package torrent
 
 import (
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,6 +132,14 @@ func (m *MetaInfo) decode(data []byte, o bencode.DecodeOptions) error {
 	defer d.release()
 	d.elems = maxElemsPerByte*len(data) + 1024
 	tok, err := d.s.Next()
+	if err == io.EOF {
+		// No value at all, which a lenient scanner takes for the end of
+		// its values: the strict one tells where the torrent is missing.
+		var s bencode.Scanner
+		o.Lenient = false
+		s.Reset(o, data)
+		_, err = s.Next()
+	}
 	if err != nil {
 		return err
 	}

@@ -408,3 +408,18 @@ func TestParseErrorKeepsNothing(t *testing.T) {
 		t.Errorf("the pooled decoder holds its input: %q", d.data)
 	}
 }
+
+// TestParseEmpty parses inputs that hold no value, leniently too: a lenient
+// scan took that for the end of its values and returned io.EOF, which a
+// caller takes for a clean end.
+func TestParseEmpty(t *testing.T) {
+	for _, in := range []string{"", " ", "\n"} {
+		for _, o := range []bencode.DecodeOptions{{}, {Lenient: true}} {
+			_, err := ParseWith([]byte(in), o)
+			var se *bencode.SyntaxError
+			if !errors.As(err, &se) {
+				t.Errorf("%q, lenient %v: %v, want a *bencode.SyntaxError", in, o.Lenient, err)
+			}
+		}
+	}
+}
