@@ -141,6 +141,22 @@ func (d *Decoder) stringNeed() (start, n, need int) {
 	return start, n, n - (len(b) - i - 1)
 }
 
+// readFull reads len(b) bytes of r into b, as io.ReadFull does, but
+// reports the end of r as io.EOF however much it read: an
+// io.ErrUnexpectedEOF of r's own (a gzip stream cut short) stays r's error,
+// not the end of the input.
+func readFull(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := r.Read(b[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // readString reads the need bytes still to come of the n-byte string at
 // d.buf[start:] into blocks, then puts d.buf and the blocks together. If
 // the input ends first, it reports the string as the scanner would.
@@ -150,10 +166,10 @@ func (d *Decoder) readString(start, n, need int) error {
 	for got < need {
 		size := min(need-got, max(d.lim.blockMin, min(maxBlock, len(d.buf)+got)))
 		b := make([]byte, size)
-		k, err := io.ReadFull(d.r, b)
+		k, err := readFull(d.r, b)
 		blocks = append(blocks, b[:k])
 		got += k
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if err == io.EOF {
 			d.eof = true
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -113,6 +114,21 @@ func TestDecoderReadError(t *testing.T) {
 	dec = NewDecoder(iotest.TimeoutReader(iotest.OneByteReader(strings.NewReader("li1ei2ee"))))
 	if err := dec.Decode(&v); err != iotest.ErrTimeout {
 		t.Errorf("got %v, want %v", err, iotest.ErrTimeout)
+	}
+}
+
+// TestDecoderReaderUnexpectedEOF reads strings from a reader that ends with
+// io.ErrUnexpectedEOF of its own (a gzip stream cut short): its error, for
+// a long string too, which was taken for the end of the input (a
+// *SyntaxError).
+func TestDecoderReaderUnexpectedEOF(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{2000, 2 << 20} {
+		in := io.MultiReader(strings.NewReader("l"+strconv.Itoa(n)+":"), strings.NewReader(strings.Repeat("x", 100)), iotest.ErrReader(io.ErrUnexpectedEOF))
+		var v any
+		if err := NewDecoder(in).Decode(&v); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("a string of %d bytes: %v, want the reader's io.ErrUnexpectedEOF", n, err)
+		}
 	}
 }
 
