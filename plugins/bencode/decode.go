@@ -397,7 +397,27 @@ func decodeBig(d *decodeState, tok Token, v reflect.Value) error {
 func decodeUnmarshaler(d *decodeState, tok Token, v reflect.Value) error {
 	raw, err := d.skip(tok)
 	if err == nil {
-		err = v.Addr().Interface().(Unmarshaler).UnmarshalBencode(raw)
+		err = inInput(v.Addr().Interface().(Unmarshaler).UnmarshalBencode(raw), tok.Offset)
+	}
+	return err
+}
+
+// inInput returns err, an Unmarshaler's error about its value, which starts
+// at offset base of the input: an *UnmarshalTypeError or *SyntaxError (of
+// an Unmarshal of the value) is copied with its offset made the input's,
+// so that the error says where in the input the fault is, and the path of
+// fields added to it does not change the Unmarshaler's own error value,
+// which it may share.
+func inInput(err error, base int64) error {
+	switch e := err.(type) {
+	case *UnmarshalTypeError:
+		c := *e
+		c.Offset += base
+		return &c
+	case *SyntaxError:
+		c := *e
+		c.Offset += base
+		return &c
 	}
 	return err
 }

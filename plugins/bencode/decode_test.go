@@ -516,3 +516,49 @@ func TestBigDigits(t *testing.T) {
 		}
 	}
 }
+
+// structUnmarshaler is an Unmarshaler that decodes its value into a struct.
+type structUnmarshaler struct{ A int }
+
+func (i *structUnmarshaler) UnmarshalBencode(data []byte) error {
+	var v struct {
+		A int `bencode:"a"`
+	}
+	err := Unmarshal(data, &v)
+	i.A = v.A
+	return err
+}
+
+// sharedError is an Unmarshaler that returns one error value each time.
+type sharedError struct{}
+
+var theSharedError = &UnmarshalTypeError{Value: "string", Type: reflect.TypeFor[int](), Offset: 0, Field: "k"}
+
+func (sharedError) UnmarshalBencode([]byte) error { return theSharedError }
+
+// TestUnmarshalerErrorInInput checks the errors of Unmarshalers: their
+// offsets are the input's (they were their values', an Unmarshal of the
+// value), and the field path is added to a copy (the Unmarshaler's own error
+// value, which it may share, grew at each call: "k", "k.k", "k.k.k").
+func TestUnmarshalerErrorInInput(t *testing.T) {
+	var v struct {
+		P string            `bencode:"p"`
+		U structUnmarshaler `bencode:"u"`
+	}
+	err := Unmarshal([]byte("d1:p10:xxxxxxxxxx1:ud1:a1:xee"), &v)
+	var te *UnmarshalTypeError
+	if !errors.As(err, &te) || te.Offset != 24 || te.Field != "u.a" {
+		t.Errorf("an Unmarshaler's type error: %v, want field u.a at byte offset 24", err)
+	}
+	var w struct {
+		S sharedError `bencode:"s"`
+	}
+	for range 3 {
+		if err := Unmarshal([]byte("d1:s1:xe"), &w); !errors.As(err, &te) || te.Field != "s.k" || te.Offset != 4 {
+			t.Errorf("a shared error: %v, want field s.k at byte offset 4", err)
+		}
+	}
+	if theSharedError.Field != "k" || theSharedError.Offset != 0 {
+		t.Errorf("the Unmarshaler's own error changed: %+v", theSharedError)
+	}
+}
