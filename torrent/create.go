@@ -48,7 +48,8 @@ type CreateOptions struct {
 	// trackers ask for (mktorrent -s): it changes the info-hashes.
 	Source string
 	// Threads is the number of goroutines that hash; zero means
-	// runtime.NumCPU().
+	// runtime.NumCPU(), which is also the most: more would take memory
+	// (each has 2 MiB of chunks to hash at the most) and no more CPU.
 	Threads int
 	// Progress, if not nil, is called from the goroutine that called
 	// Create with the number of bytes read since its last call.
@@ -364,7 +365,7 @@ func (c *creator) piecesToHash(yield func(piece) bool) {
 // disks and the kernel's readahead do best, and it goes on while the
 // chunks read before are hashed.
 func (c *creator) hash(ctx context.Context) error {
-	threads := c.o.Threads
+	threads := min(c.o.Threads, runtime.NumCPU())
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -320,5 +321,21 @@ func TestVerifyReasons(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCreateManyThreads asks for far more threads than there are CPUs: each
+// took its chunks of memory, so that -t 50000 took half a gigabyte for a
+// file of two bytes, and -t 1000000 all the machine had.
+func TestCreateManyThreads(t *testing.T) {
+	fsys := fstest.MapFS{"f": {Data: []byte("hi")}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := Create(context.Background(), fsys, "f", CreateOptions{Threads: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("Create with 2^20 threads allocated %d MiB", n>>20)
 	}
 }

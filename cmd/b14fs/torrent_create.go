@@ -78,7 +78,7 @@ s3://BUCKET/PREFIX; see docs/remote.md.`,
 	fl.StringVarP(&f.source, "source", "s", "", "the info dictionary's source, which some private trackers ask for")
 	fl.StringArrayVarP(&f.webSeeds, "web-seed", "w", nil, "web seeds, `URL[,URL...]` (BEP 19); repeatable")
 	fl.BoolVarP(&f.noDate, "no-date", "d", false, "write no creation date")
-	fl.IntVarP(&f.threads, "threads", "t", runtime.NumCPU(), "hash on `N` threads")
+	fl.IntVarP(&f.threads, "threads", "t", runtime.NumCPU(), "hash on `N` threads (at most the number of CPUs)")
 	fl.StringVar(&f.format, "format", "v1", "the torrent's format: v1, v2 or hybrid (v1 and v2)")
 	fl.StringVar(&f.createdBy, "created-by", createdBy(), "the torrent's creator")
 	fl.StringVar(&f.progress, "progress", "auto", "show progress on standard error: auto (on a terminal), always, never")
