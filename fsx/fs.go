@@ -404,6 +404,16 @@ func (f *Fs) rename(oldname, newname string) error {
 	if err != nil {
 		return err
 	}
+	// A file and a directory have different stored names: the base would
+	// rename the one beside the other, which it would hide.
+	if shown, err := f.resolve(newname); err == nil && shown.info != nil {
+		switch {
+		case from.info.IsDir() && !shown.info.IsDir():
+			return syscall.ENOTDIR
+		case !from.info.IsDir() && shown.info.IsDir():
+			return syscall.EISDIR
+		}
+	}
 	moved := f.openUnder(from.stored)
 	defer f.releaseAll(moved)
 	var victims []*inode

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -275,4 +276,26 @@ func TestNameSpellings(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRenameFileAndDirectory renames a file over a directory and a
+// directory over a file, which rename(2) refuses (EISDIR, ENOTDIR): their
+// stored names differ, so the base renamed one beside the other, and the
+// file hid the directory and all it held.
+func TestRenameFileAndDirectory(t *testing.T) {
+	t.Parallel()
+	fsys := newFs(t, afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()), base16384.NewCodec())
+	if err := fsys.Mkdir("d", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, fsys, "d/inside", []byte("kept"))
+	mustWrite(t, fsys, "f", []byte("file"))
+	if err := fsys.Rename("f", "d"); !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("a file renamed over a directory: %v, want EISDIR", err)
+	}
+	if err := fsys.Rename("d", "f"); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("a directory renamed over a file: %v, want ENOTDIR", err)
+	}
+	checkContent(t, fsys, "d/inside", []byte("kept"))
+	checkContent(t, fsys, "f", []byte("file"))
 }
