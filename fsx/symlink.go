@@ -207,8 +207,12 @@ func (f *Fs) storedTarget(dir, target string) string {
 	if info, err := f.lstat(filepath.Join(dir, tdir, stored)); err == nil && !info.IsDir() {
 		return tdir + stored // a mapped file (or link) wins the name
 	}
-	if _, err := f.lstat(filepath.Join(dir, tdir, last)); err == nil {
-		return target // a directory, or a file shown as it is
+	if info, err := f.lstat(filepath.Join(dir, tdir, last)); err == nil {
+		if _, mapped := f.names.shownName(last); !mapped || info.IsDir() {
+			return target // a directory, or a file shown as it is
+		}
+		// The stored file of another name ("foo.b14", which shows "foo"):
+		// the target is a file of the name itself, to come.
 	}
 	return tdir + stored // nothing there yet: a file to come
 }
