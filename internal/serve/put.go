@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/net/webdav"
 
+	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/internal/fsutil/atomicfile"
 )
 
@@ -191,7 +192,7 @@ func (f *putFile) store() error {
 		}
 		err = srcErr
 	} else if err != nil {
-		noteFailure(f.ctx, err)
+		noteStoreFailure(f.ctx, err)
 	}
 	if err != nil {
 		f.davFile.File.(discarder).Discard()
@@ -204,7 +205,18 @@ func (f *putFile) store() error {
 	if err == nil && f.stage != "" {
 		err = f.fs.Rename(f.written, f.name)
 	}
-	return noteFailure(f.ctx, err)
+	return noteStoreFailure(f.ctx, err)
+}
+
+// noteStoreFailure is noteFailure for an error writing or storing an
+// upload: a body the codec refuses to encode (not JSON for bencode's JSON
+// side) is the request's fault, 422 Unprocessable Content with the codec's
+// message and offset, not a stored file that does not decode (500).
+func noteStoreFailure(ctx context.Context, err error) error {
+	if de := (*core.DataError)(nil); errors.As(err, &de) {
+		noteStatus(ctx, http.StatusUnprocessableEntity, "the body does not encode: "+de.Error())
+	}
+	return noteFailure(ctx, err)
 }
 
 // keepAttrs gives the stored upload the mode, and as root the owner, of the

@@ -213,6 +213,29 @@ func TestListingUndecodable(t *testing.T) {
 	}
 }
 
+// TestPutUnencodable puts a body the codec refuses to encode (not JSON, for
+// bencode's JSON side): 422 with the codec's message and offset, where it
+// was 500, "the stored file does not decode"; the stored file stays.
+func TestPutUnencodable(t *testing.T) {
+	base := afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())
+	if err := afero.WriteFile(base, "x.torrent", []byte("d3:fooi1ee"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := fsx.New(base, bencode.NewCodec(), fsx.WithExtension(".torrent", ".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
+	defer srv.Close()
+	resp, body := do(t, "PUT", srv.URL+"/x.json", strings.NewReader(`{"foo": [1,2`))
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "bencode: byte offset") {
+		t.Errorf("PUT: %s %q, want 422 naming the codec and offset", resp.Status, body)
+	}
+	if data, _ := afero.ReadFile(base, "x.torrent"); string(data) != "d3:fooi1ee" {
+		t.Errorf("the stored file holds %q", data)
+	}
+}
+
 // TestGetUnsizable gets a file whose size does not decode, through a codec
 // that decodes a file to size it (bencode): the answer was 404 Not Found,
 // which tells a client that syncs that the file is gone.
