@@ -9,9 +9,12 @@ import (
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
+	"github.com/b14fs/b14fs/core"
 	"github.com/b14fs/b14fs/fsx"
 	"github.com/b14fs/b14fs/internal/fsutil/rootfs"
 	"github.com/b14fs/b14fs/internal/remote"
+	"github.com/b14fs/b14fs/plugins/rpc"
+	"github.com/b14fs/b14fs/transform"
 )
 
 // viewFlags are the flags of the commands that show a directory of encoded
@@ -80,6 +83,9 @@ func (v *viewFlags) build(g *globals, base afero.Fs) (*fsx.Fs, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := startChainPlugins(g.reg, v.chain); err != nil {
+		return nil, err
+	}
 	var opts []fsx.Option
 	switch {
 	case v.ext != "":
@@ -99,4 +105,25 @@ func (v *viewFlags) build(g *globals, base afero.Fs) (*fsx.Fs, error) {
 		return nil, usageError{err}
 	}
 	return fsys, nil
+}
+
+// startChainPlugins starts the plugins of the chain spec's stages: a view that
+// could not decode a file through them fails at once, where a mount or a
+// server went on with every file failing (and with the suffix a plugin
+// suggests unknown, its files shown under their stored names).
+func startChainPlugins(reg *core.Registry, spec string) error {
+	stages, err := transform.Parse(spec)
+	if err != nil {
+		return err
+	}
+	for _, s := range stages {
+		c, err := reg.Lookup(s.Name)
+		if err != nil {
+			return err
+		}
+		if err := rpc.Start(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

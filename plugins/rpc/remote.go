@@ -654,3 +654,17 @@ func (p *pushStream) Close() error {
 
 // abandon ends the call of a stream its caller dropped.
 func (p *pushStream) abandon() { p.end(errAbandoned) }
+
+// Start starts the plugin that serves c, a codec of a Host, if it is not
+// running, and returns why it cannot be used (it does not start, or ended and does not
+// start again); nil for a codec of no plugin. A program that will serve
+// files through c for long (a mount, a server) calls it first, to fail at
+// once rather than at every file.
+func Start(c core.Codec) error {
+	rc, ok := c.(*remoteCodec)
+	if !ok {
+		return nil
+	}
+	_, err := rc.proc.codec()
+	return err
+}
