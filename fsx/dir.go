@@ -1,6 +1,7 @@
 package fsx
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -25,9 +26,11 @@ type dir struct {
 
 // Readdir returns the next count shown entries, or all the remaining ones
 // when count <= 0, as os.File.Readdir does. It decodes the sizes of the
-// encoded files it returns, several at once over a HighLatency base. An entry whose size cannot be decoded is left
-// out, and the first such failure is returned along with the entries that
-// could be read.
+// encoded files it returns, several at once over a HighLatency base. An
+// entry removed since the directory was listed is left out, as os.File
+// leaves it; one whose size cannot be decoded is left out too, and the
+// first such failure is returned along with the entries that could be
+// read.
 func (d *dir) Readdir(count int) ([]os.FileInfo, error) {
 	entries, err := d.next(count)
 	infos := make([]os.FileInfo, len(entries))
@@ -35,6 +38,9 @@ func (d *dir) Readdir(count int) ([]os.FileInfo, error) {
 	parallel.For(len(entries), ConcurrentLookups(d.fsys), func(i int) { infos[i], errs[i] = entries[i].Info() })
 	shown := infos[:0]
 	for i, info := range infos {
+		if errors.Is(errs[i], fs.ErrNotExist) {
+			continue
+		}
 		if errs[i] != nil {
 			if err == nil || err == io.EOF {
 				err = errs[i]

@@ -460,6 +460,36 @@ func TestBadMapping(t *testing.T) {
 
 // TestReaddirKeepsGoodEntries lists a directory holding a file that does
 // not decode: Readdir returns the others and the error.
+// TestReaddirVanished removes entries of a directory between two Readdirs
+// of it: the second leaves them out, as os.File's does; it failed with
+// ENOENT.
+func TestReaddirVanished(t *testing.T) {
+	t.Parallel()
+	fsys := newFs(t, afero.NewMemMapFs(), base16384.NewCodec())
+	for _, name := range []string{"/d/a", "/d/b", "/d/c"} {
+		mustWrite(t, fsys, name, []byte(name))
+	}
+	d, err := fsys.Open("/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	first, err := d.Readdir(1)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("Readdir(1): %v, %v", first, err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if name != first[0].Name() {
+			if err := fsys.Remove("/d/" + name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if rest, err := d.Readdir(-1); err != nil || len(rest) != 0 {
+		t.Errorf("Readdir(-1) after the others went: %v, %v; want none, no error", rest, err)
+	}
+}
+
 func TestReaddirKeepsGoodEntries(t *testing.T) {
 	t.Parallel()
 	base := afero.NewMemMapFs()
