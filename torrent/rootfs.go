@@ -41,7 +41,7 @@ var (
 )
 
 func (f rootFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
+	if !validPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	fi, err := f.Stat(name)
@@ -65,11 +65,32 @@ func (f rootFS) Open(name string) (fs.File, error) {
 	return file, nil
 }
 
+// validPath reports whether name is a path a RootFS takes: fs.ValidPath's
+// rules, but for UTF-8 (and NUL refused). A file name on Unix is any bytes
+// but '/' and NUL, and torrents made by others (mktorrent, libtorrent) hold
+// names that are not UTF-8: io/fs's rule left them out of Create and
+// missing to Verify.
+func validPath(name string) bool {
+	if name == "." {
+		return true
+	}
+	for {
+		elem, rest, more := strings.Cut(name, "/")
+		if elem == "" || elem == "." || elem == ".." || strings.IndexByte(elem, 0) >= 0 {
+			return false
+		}
+		if !more {
+			return true
+		}
+		name = rest
+	}
+}
+
 // openable reports whether Open opens what fi describes.
 func openable(fi fs.FileInfo) bool { return fi.Mode().IsRegular() || fi.IsDir() }
 
 func (f rootFS) Stat(name string) (fs.FileInfo, error) {
-	if !fs.ValidPath(name) {
+	if !validPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
 	fi, err := f.r.Stat(name)

@@ -161,3 +161,46 @@ func TestVerifyFIFOAndLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesNotUTF8 makes and verifies the torrent of files whose names are
+// not UTF-8, which Unix allows and mktorrent and libtorrent take: io/fs's
+// rule for paths refused them ("invalid argument"), and Verify found them
+// missing.
+func TestNamesNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"data/bad\xff", "data/dir\xc0/f", "data/ok"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := os.OpenRoot(filepath.Join(dir, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, v := range []Version{V1, V2} {
+		m, err := Create(context.Background(), RootFS(r), ".", CreateOptions{Name: "data", Version: v})
+		if err != nil {
+			t.Fatalf("%v: %v", v, err)
+		}
+		if got := fileList(m); got != "data/bad\xff(9) data/dir\xc0/f(11) data/ok(7) " {
+			t.Errorf("%v: files %q", v, got)
+		}
+		rd, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Verify(context.Background(), m, RootFS(rd), nil)
+		rd.Close()
+		if err != nil || !res.OK() {
+			t.Errorf("%v: Verify: %+v, %v", v, res, err)
+		}
+	}
+	if validPath("a\x00b") || validPath("a//b") || validPath("../a") || validPath("/a") || !validPath(".") {
+		t.Error("validPath takes what fs.ValidPath refuses for other reasons than UTF-8")
+	}
+}

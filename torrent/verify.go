@@ -325,14 +325,14 @@ func (v *verifier) read(fr *FileResult) (int64, error) {
 func (v *verifier) open(e *FileEntry) (fs.File, fs.FileInfo, error) {
 	name, ok := SafePath(e.Path)
 	err := fmt.Errorf("%q is not a safe path", e.Path)
-	if ok && fs.ValidPath(name) {
+	if ok && validPath(name) {
 		var f fs.File
 		var fi fs.FileInfo
 		if f, fi, err = openRegular(v.fsys, name); err == nil {
 			return f, fi, nil
 		}
 	}
-	if local, ok := e.LocalPath(); ok && local != name && fs.ValidPath(local) {
+	if local, ok := e.LocalPath(); ok && local != name && validPath(local) {
 		if f, fi, lerr := openRegular(v.fsys, local); lerr == nil || !errors.Is(lerr, fs.ErrNotExist) {
 			return f, fi, lerr
 		}
