@@ -473,6 +473,12 @@ func (s *stageEdit) commitInPlace() (bool, error) {
 		return false, err
 	}
 	defer bf.Close()
+	// Under the lock an append in place takes (another view's, such as
+	// another mount of the directory): the check that the stored file is
+	// still as the edit found it holds until the tail is written, and no
+	// append rewrites the tail meanwhile.
+	unlock, _ := lockStored(bf, true)
+	defer unlock()
 	info, err := bf.Stat()
 	if err != nil {
 		return false, err
