@@ -141,3 +141,35 @@ func FuzzParseIf(f *testing.F) {
 		}
 	})
 }
+
+// TestIfMatch checks If-Match and If-None-Match on requests that change
+// their target (RFC 9110, 13.1.1-2): webdav ignored them, so a client that
+// uploads on the condition that the file is the one it read, or that there
+// is none, overwrote another's change.
+func TestIfMatch(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{Writable: true})
+	url := srv.URL + "/sub/notes.txt"
+	resp, _ := do(t, "HEAD", url, nil)
+	etag := resp.Header.Get("ETag")
+	for _, c := range []struct {
+		method, path, hdr, value string
+		want                     int
+	}{
+		{"PUT", "/sub/notes.txt", "If-Match", `"stale"`, http.StatusPreconditionFailed},
+		{"PUT", "/sub/notes.txt", "If-None-Match", "*", http.StatusPreconditionFailed},
+		{"PUT", "/sub/notes.txt", "If-None-Match", `"other", W/` + etag, http.StatusPreconditionFailed},
+		{"PUT", "/sub/new.txt", "If-Match", "*", http.StatusPreconditionFailed},
+		{"DELETE", "/sub/notes.txt", "If-Match", `"stale"`, http.StatusPreconditionFailed},
+		{"MOVE", "/sub/notes.txt", "If-Match", `"stale"`, http.StatusPreconditionFailed},
+		{"PUT", "/sub/new.txt", "If-None-Match", "*", http.StatusCreated},
+		{"PUT", "/sub/notes.txt", "If-Match", `"other", ` + etag, http.StatusCreated}, // webdav answers every PUT so
+	} {
+		resp, _ := do(t, c.method, srv.URL+c.path, strings.NewReader("new\n"), c.hdr, c.value, "Destination", srv.URL+"/moved.txt")
+		if resp.StatusCode != c.want {
+			t.Errorf("%s %s with %s: %s: %s, want %d", c.method, c.path, c.hdr, c.value, resp.Status, c.want)
+		}
+	}
+	if _, data := do(t, "GET", url, nil); string(data) != "new\n" {
+		t.Errorf("after the one PUT that held: %q", data)
+	}
+}

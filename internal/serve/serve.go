@@ -164,6 +164,10 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "If: no list of conditions holds", http.StatusPreconditionFailed)
 		return
 	}
+	if !h.checkMatch(r) {
+		http.Error(w, "If-Match or If-None-Match does not hold", http.StatusPreconditionFailed)
+		return
+	}
 	r = withListed(r)
 	r, failed := withFailures(r)
 	w = &failureWriter{ResponseWriter: w, failure: failed}
