@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,10 +95,12 @@ func WithTimeout(d time.Duration) HostOption {
 func parseTimeout(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		var n int
-		if n, err = strconv.Atoi(s); err == nil {
-			d = time.Duration(n) * time.Second
+		// A number of seconds, fractions too.
+		var n float64
+		if n, err = strconv.ParseFloat(s, 64); err == nil && !(n >= 0 && n <= math.MaxInt64/float64(time.Second)) {
+			err = strconv.ErrRange // also NaN
 		}
+		d = time.Duration(n * float64(time.Second))
 	}
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("%s=%s: want a duration such as 30s, or 0 for no limit", EnvTimeout, cleanText(strconv.Quote(s), 80))
