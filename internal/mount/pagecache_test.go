@@ -99,16 +99,20 @@ func TestSecondReadFromPageCache(t *testing.T) {
 	want = bytes.ToUpper(want) // same size
 	waitReleased(t, releases, opens)
 	opens++
-	w, err := os.OpenFile(tm.at(name), os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
+	writeAtStart := func(fsys afero.Fs, name string, p []byte) {
+		t.Helper()
+		f, err := fsys.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt(p, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := w.WriteAt(want, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeAtStart(afero.NewOsFs(), tm.at(name), want)
 	if n := readAs("after a write", want); n == 0 {
 		t.Error("the read after a write asked the mount nothing")
 	}
@@ -117,16 +121,7 @@ func TestSecondReadFromPageCache(t *testing.T) {
 	// In place, underneath: the same base file, the same size.
 	waitReleased(t, releases, opens)
 	want = bytes.ToLower(want)
-	u, err := tm.underneath(base16384.NewCodec()).OpenFile(name, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.WriteAt(want, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := u.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeAtStart(tm.underneath(base16384.NewCodec()), name, want)
 	if n := readAs("after a change underneath", want); n == 0 {
 		t.Error("the read after a change underneath asked the mount nothing")
 	}
@@ -140,16 +135,7 @@ func TestSecondReadFromPageCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = bytes.ToUpper(want)
-	u, err = tm.underneath(base16384.NewCodec()).OpenFile(name, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.WriteAt(want, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := u.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeAtStart(tm.underneath(base16384.NewCodec()), name, want)
 	if err := os.Chtimes(tm.stored(name), info.ModTime(), info.ModTime()); err != nil {
 		t.Fatal(err)
 	}

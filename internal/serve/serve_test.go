@@ -213,20 +213,29 @@ func TestListingUndecodable(t *testing.T) {
 	}
 }
 
-// TestPutUnencodable puts a body the codec refuses to encode (not JSON, for
-// bencode's JSON side): 422 with the codec's message and offset, where it
-// was 500, "the stored file does not decode"; the stored file stays.
-func TestPutUnencodable(t *testing.T) {
+// bencodeServer serves, with opts, a new directory of .torrent files shown
+// as .json (bencode's JSON side), holding the stored file name with content,
+// and returns the server and the directory.
+func bencodeServer(t *testing.T, name, content string, opts Options) (*httptest.Server, afero.Fs) {
+	t.Helper()
 	base := afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())
-	if err := afero.WriteFile(base, "x.torrent", []byte("d3:fooi1ee"), 0o644); err != nil {
+	if err := afero.WriteFile(base, name, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fsys, err := fsx.New(base, bencode.NewCodec(), fsx.WithExtension(".torrent", ".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(Handler(fsys, Options{Writable: true}))
-	defer srv.Close()
+	srv := httptest.NewServer(Handler(fsys, opts))
+	t.Cleanup(srv.Close)
+	return srv, base
+}
+
+// TestPutUnencodable puts a body the codec refuses to encode (not JSON, for
+// bencode's JSON side): 422 with the codec's message and offset, where it
+// was 500, "the stored file does not decode"; the stored file stays.
+func TestPutUnencodable(t *testing.T) {
+	srv, base := bencodeServer(t, "x.torrent", "d3:fooi1ee", Options{Writable: true})
 	resp, body := do(t, "PUT", srv.URL+"/x.json", strings.NewReader(`{"foo": [1,2`))
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "bencode: byte offset") {
 		t.Errorf("PUT: %s %q, want 422 naming the codec and offset", resp.Status, body)
@@ -240,16 +249,7 @@ func TestPutUnencodable(t *testing.T) {
 // that decodes a file to size it (bencode): the answer was 404 Not Found,
 // which tells a client that syncs that the file is gone.
 func TestGetUnsizable(t *testing.T) {
-	base := afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())
-	if err := afero.WriteFile(base, "bad.torrent", []byte("d3:foo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := fsx.New(base, bencode.NewCodec(), fsx.WithExtension(".torrent", ".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(Handler(fsys, Options{}))
-	defer srv.Close()
+	srv, _ := bencodeServer(t, "bad.torrent", "d3:foo", Options{})
 	for _, method := range []string{"GET", "HEAD"} {
 		if resp, _ := do(t, method, srv.URL+"/bad.json", nil); resp.StatusCode != http.StatusInternalServerError {
 			t.Errorf("%s: %s, want 500", method, resp.Status)
