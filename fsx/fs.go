@@ -213,14 +213,6 @@ func (f *Fs) lookUpMapped(p, name string, stat func(string) (os.FileInfo, error)
 	return l
 }
 
-// absentStored reports whether err, from a lookup of a file's mapped
-// stored name, means that no file has the name: none is there, or the
-// stored name is too long for the base (a directory may have the name
-// itself, which is shorter).
-func absentStored(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG)
-}
-
 // resolveKnown is resolve, with the base's lookups taken from known when it
 // is set.
 func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
@@ -230,6 +222,7 @@ func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 	}
 	dir, base := filepath.Split(name)
 	stored, mapped := f.names.storedName(base)
+	var tooLong error // the stored name's ENAMETOOLONG: no file has the name
 	if mapped {
 		p := dir + stored
 		if known == nil {
@@ -239,7 +232,9 @@ func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 		switch {
 		case err == nil && !info.IsDir():
 			return target{stored: p, info: info, encoded: !isSpecial(info), infos: known.infos}, nil
-		case err != nil && !absentStored(err):
+		case errors.Is(err, syscall.ENAMETOOLONG):
+			tooLong = err // a directory may have the name itself, shorter
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return target{}, err
 		}
 	}
@@ -255,6 +250,8 @@ func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 		return target{stored: name, info: info}, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return target{}, err
+	case tooLong != nil:
+		return target{}, tooLong
 	case mapped:
 		return target{stored: dir + stored, encoded: true}, nil
 	case f.showsUnmapped(base):
@@ -301,7 +298,9 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	name = filepath.Clean(name)
 	t, err := f.resolve(name)
 	switch {
-	case errors.Is(err, ErrNotMapped):
+	case errors.Is(err, ErrNotMapped), errors.Is(err, syscall.ENAMETOOLONG):
+		// (A name too long for a file's stored name: a directory keeps
+		// its own.)
 	case err != nil:
 		return pathError("mkdir", name, err)
 	case t.info != nil:

@@ -545,4 +545,8 @@ func TestLongDirectoryNames(t *testing.T) {
 	if !errors.Is(err, syscall.ENAMETOOLONG) {
 		t.Errorf("a file of a 252-byte name: %v, want ENAMETOOLONG", err)
 	}
+	// Nothing of such a name is there, and no file can have it.
+	if _, err := fsys.Stat(strings.Repeat("g", 252)); !errors.Is(err, syscall.ENAMETOOLONG) {
+		t.Errorf("Stat of a 252-byte name of nothing: %v, want ENAMETOOLONG", err)
+	}
 }

@@ -69,7 +69,8 @@ func (f *Fs) linkLookup(name string) (storedLink, bool, *lookup, error) {
 			return storedLink{dir + stored, info}, true, nil, nil
 		case err == nil && !info.IsDir():
 			return storedLink{}, false, l, nil // a mapped file: it wins the name
-		case err != nil && !absentStored(err):
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENAMETOOLONG):
+			// (A stored name too long for the base: resolveKnown tells.)
 			return storedLink{}, false, nil, err
 		case err != nil:
 			known = l

@@ -234,32 +234,34 @@ func TestFsyncDir(t *testing.T) {
 	}
 }
 
-// TestLongDirectoryNames uses, through the mount, directories whose names
-// leave no room for a file's stored suffix (252 to 255 bytes): they were
-// listed but every lookup of them failed with ENAMETOOLONG, so neither they
-// nor what they hold could be reached or made. A file of such a name still
-// fails so.
+// TestLongDirectoryNames uses, through the mount, a directory made in DIR
+// whose name leaves no room for a file's stored suffix (252 to 255 bytes):
+// it was listed but every lookup of it failed with ENAMETOOLONG, so neither
+// it nor what it held could be reached. A new name that long fails so, as
+// the name length the mount reports (statfs) says: a file of it could not
+// be stored.
 func TestLongDirectoryNames(t *testing.T) {
 	tm := mountNew(t)
-	stored := strings.Repeat("s", 252) // made in DIR, beside the mount
-	if err := os.Mkdir(filepath.Join(tm.back, stored), 0o755); err != nil {
+	long := strings.Repeat("s", 252)
+	if err := os.Mkdir(filepath.Join(tm.back, long), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{stored, strings.Repeat("d", 255)} {
-		if name != stored {
-			if err := os.Mkdir(tm.at(name), 0o755); err != nil {
-				t.Fatalf("mkdir of a %d-byte name: %v", len(name), err)
-			}
+	if info, err := os.Stat(tm.at(long)); err != nil || !info.IsDir() {
+		t.Fatalf("stat of the directory: %v", err)
+	}
+	want := []byte("in a long directory")
+	if err := os.WriteFile(tm.at(long+"/f"), want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(tm.at(long + "/f")); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read back %q, %v", got, err)
+	}
+	for _, name := range []string{strings.Repeat("d", 252), strings.Repeat("e", 255)} {
+		if err := os.Mkdir(tm.at(name), 0o755); !errors.Is(err, syscall.ENAMETOOLONG) {
+			t.Errorf("mkdir of a %d-byte name: %v, want ENAMETOOLONG", len(name), err)
 		}
-		if info, err := os.Stat(tm.at(name)); err != nil || !info.IsDir() {
-			t.Fatalf("stat of a %d-byte directory: %v", len(name), err)
-		}
-		want := []byte("in a long directory")
-		if err := os.WriteFile(tm.at(name+"/f"), want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := os.ReadFile(tm.at(name + "/f")); err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("read back %q, %v", got, err)
+		if _, err := os.Stat(tm.at(name)); !errors.Is(err, syscall.ENAMETOOLONG) {
+			t.Errorf("stat of a %d-byte name: %v, want ENAMETOOLONG", len(name), err)
 		}
 	}
 	err := os.WriteFile(tm.at(strings.Repeat("f", 252)), nil, 0o644)
