@@ -23,6 +23,7 @@ package transform
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/b14fs/b14fs/core"
@@ -109,6 +110,9 @@ func parseStage(text string) (Stage, error) {
 		}
 		if key == "" {
 			return Stage{}, fmt.Errorf("option %q has an empty key", kv)
+		}
+		if slices.ContainsFunc(stage.Options, func(o core.Option) bool { return o.Key == key }) {
+			return Stage{}, fmt.Errorf("option %q given twice", key)
 		}
 		stage.Options = append(stage.Options, core.Option{Key: key, Value: value})
 	}

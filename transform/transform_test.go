@@ -50,6 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{"a=x=1:=2", 0, 0, "empty key"},
 		{"a=x=1:", 0, 0, `option "" is not key=value`},
 		{"a b", 0, 0, "bad codec name"},
+		{"a,b=form=utf8:form=utf16be", 1, 2, `option "form" given twice`},
 		{"=x=1", 0, 0, "empty codec name"},
 	}
 	for _, tt := range tests {
