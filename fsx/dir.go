@@ -132,8 +132,13 @@ func (e dirEntry) Name() string      { return e.name }
 func (e dirEntry) IsDir() bool       { return e.info.IsDir() }
 func (e dirEntry) Type() fs.FileMode { return e.info.Mode().Type() }
 
-// Info returns the entry's FileInfo, decoding the size of an encoded file.
+// Info returns the entry's FileInfo, decoding the size of an encoded file;
+// a link's is the link's, with the size of its shown target.
 func (e dirEntry) Info() (fs.FileInfo, error) {
+	if e.mapped && e.info.Mode()&os.ModeSymlink != 0 {
+		info, _, err := e.fsys.LstatIfPossible(filepath.Join(filepath.Dir(e.stored), e.name))
+		return info, err
+	}
 	if !e.encoded {
 		return asShown(e.info, e.name), nil
 	}
@@ -163,7 +168,8 @@ func (f *Fs) shownEntries(name string, infos []os.FileInfo) []dirEntry {
 		case info.IsDir() || f.showsUnmapped(base):
 			shown = append(shown, e)
 		case ok:
-			e.name, e.encoded, e.mapped = s, !isSpecial(info), true
+			// (A link is no encoded file: its Info is the link's.)
+			e.name, e.encoded, e.mapped = s, !isSpecial(info) && info.Mode()&os.ModeSymlink == 0, true
 			shown = append(shown, e)
 			mapped[s] = true
 		}

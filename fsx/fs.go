@@ -232,6 +232,8 @@ func (f *Fs) resolveKnown(name string, known *lookup) (target, error) {
 		switch {
 		case err == nil && !info.IsDir():
 			return target{stored: p, info: info, encoded: !isSpecial(info), infos: known.infos}, nil
+		case err == nil && f.isLink(p):
+			return target{stored: p, info: info}, nil // a link to a directory
 		case errors.Is(err, syscall.ENAMETOOLONG):
 			tooLong = err // a directory may have the name itself, shorter
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
@@ -335,7 +337,13 @@ func (f *Fs) MkdirAll(path string, perm os.FileMode) error {
 // storing it.
 func (f *Fs) Remove(name string) error {
 	name = filepath.Clean(name)
-	t, err := f.existing(name)
+	var t target
+	l, isLink, err := f.link(name) // a link goes, not what it leads to (or loops on)
+	if isLink {
+		t.stored = l.stored
+	} else if err == nil {
+		t, err = f.existing(name)
+	}
 	if err == nil {
 		err = f.removeStored(t.stored, func() error { return f.base.Remove(t.stored) })
 	}
@@ -351,8 +359,8 @@ func (f *Fs) RemoveAll(path string) error {
 	path = filepath.Clean(path)
 	t, err := f.existing(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotMapped):
-		return nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotMapped) || errors.Is(err, syscall.ENAMETOOLONG):
+		return nil // (a name too long for a file's stored name that shows nothing)
 	case err == nil:
 		err = f.removeStored(t.stored, func() error { return f.base.RemoveAll(t.stored) })
 	}
@@ -403,13 +411,17 @@ func (f *Fs) rename(oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	// A file and a directory have different stored names: the base would
-	// rename the one beside the other, which it would hide.
-	if shown, err := f.resolve(newname); err == nil && shown.info != nil {
+	// A file (or link) and a directory have different stored names: the
+	// base would rename the one beside the other, which it would hide.
+	if there, _, err := f.LstatIfPossible(newname); err == nil {
+		isDir := from.info.IsDir()
+		if fromInfo, _, err := f.LstatIfPossible(oldname); err == nil {
+			isDir = fromInfo.IsDir() // a link to a directory is none
+		}
 		switch {
-		case from.info.IsDir() && !shown.info.IsDir():
+		case isDir && !there.IsDir():
 			return syscall.ENOTDIR
-		case !from.info.IsDir() && shown.info.IsDir():
+		case !isDir && there.IsDir():
 			return syscall.EISDIR
 		}
 	}

@@ -47,6 +47,17 @@ func (f *Fs) link(name string) (storedLink, bool, error) {
 	return l, ok, err
 }
 
+// isLink reports whether the base path stored is a link, where the base
+// tells links apart.
+func (f *Fs) isLink(stored string) bool {
+	ls, ok := f.base.(afero.Lstater)
+	if !ok {
+		return false
+	}
+	info, _, err := ls.LstatIfPossible(stored)
+	return err == nil && info.Mode()&os.ModeSymlink != 0
+}
+
 // linkLookup is link, and returns too, where the name is no link, the
 // lookup of its mapped stored name that it made, if it made one: the
 // base's Stat would answer the same (a file that is no link, or none).

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -95,9 +96,8 @@ func TestSymlinks(t *testing.T) {
 	if err := fsys.SymlinkIfPossible("x", "l1"); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("Symlink over a link: %v, want ErrExist", err)
 	}
-	// With a base that follows links in Stat (OsFs), Rename and Remove see
-	// a link to a file as that file; links to directories and dangling
-	// links need a base whose Stat does not follow (internal/mount's).
+	// With a base that follows links in Stat (OsFs), Rename sees a link to
+	// a file as that file; Remove removes the link.
 	if err := fsys.Rename("sub/n1", "n1b"); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +112,51 @@ func TestSymlinks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sub/notes.txt.b14")); err != nil {
 		t.Errorf("Remove of a link removed its target: %v", err)
+	}
+}
+
+// TestLinksToDirectories uses links to a directory, dangling and looping
+// links made through fsx (stored under mapped names, l.b14 -> d) over a base
+// whose Stat follows links: Readdir failed on them (EISDIR, ELOOP), Stat of
+// a link to a directory said ENOENT, Remove of a loop failed with ELOOP,
+// and a directory renamed over a link to a directory went beside it,
+// hidden.
+func TestLinksToDirectories(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fsys := newFs(t, linkFs{afero.NewBasePathFs(afero.NewOsFs(), dir).(*afero.BasePathFs), dir}, base16384.NewCodec())
+	for _, name := range []string{"d", "e"} {
+		if err := fsys.Mkdir(name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, fsys, "d/f", []byte("in d"))
+	for target, link := range map[string]string{"d": "l", "gone": "dangling", "loop": "loop"} {
+		if err := fsys.SymlinkIfPossible(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	infos, err := afero.ReadDir(fsys, ".")
+	var names []string
+	for _, info := range infos {
+		names = append(names, info.Name())
+	}
+	if err != nil || strings.Join(names, " ") != "d dangling e l loop" {
+		t.Errorf("ReadDir: %q, %v; want every entry", names, err)
+	}
+	if info, err := fsys.Stat("l"); err != nil || !info.IsDir() {
+		t.Errorf("Stat of a link to a directory: %v, %v", info, err)
+	}
+	if err := fsys.Rename("e", "l"); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("a directory renamed over a link: %v, want ENOTDIR", err)
+	}
+	for _, name := range []string{"l", "dangling", "loop"} {
+		if err := fsys.Remove(name); err != nil {
+			t.Errorf("Remove(%s): %v", name, err)
+		}
+	}
+	if got := mustRead(t, fsys, "d/f"); string(got) != "in d" {
+		t.Errorf("after the link went: %q", got)
 	}
 }
 
