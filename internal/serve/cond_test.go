@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/spf13/afero"
 )
 
 func TestParseIf(t *testing.T) {
@@ -171,5 +173,41 @@ func TestIfMatch(t *testing.T) {
 	}
 	if _, data := do(t, "GET", url, nil); string(data) != "new\n" {
 		t.Errorf("after the one PUT that held: %q", data)
+	}
+}
+
+// TestPutETag checks that the ETag a PUT answers is the one the stored file
+// then has: it was the upload's before its store, so that a client's next
+// PUT with If-Match: that ETag failed though nobody else changed the file.
+func TestPutETag(t *testing.T) {
+	srv, _, _, _ := setup(t, Options{Writable: true})
+	url := srv.URL + "/doc.txt"
+	for i := range 3 {
+		resp, _ := do(t, "PUT", url, strings.NewReader(strings.Repeat("v", i+1)))
+		etag := resp.Header.Get("ETag")
+		head, _ := do(t, "HEAD", url, nil)
+		if etag == "" || etag != head.Header.Get("ETag") {
+			t.Fatalf("PUT answered ETag %q, HEAD %q", etag, head.Header.Get("ETag"))
+		}
+		if resp, _ := do(t, "PUT", url, strings.NewReader("next"), "If-Match", etag); resp.StatusCode >= 300 {
+			t.Fatalf("PUT with If-Match: the ETag of the last PUT: %s", resp.Status)
+		}
+	}
+}
+
+// TestLockUnstatable locks a file whose size does not decode (a cut
+// torrent, through bencode's JSON side): webdav took it for absent and
+// created it anew with O_TRUNC, emptying the stored file, and answered 201.
+func TestLockUnstatable(t *testing.T) {
+	srv, base := bencodeServer(t, "cut.torrent", "d3:foo", Options{Writable: true})
+	lock := `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>`
+	if resp, _ := do(t, "LOCK", srv.URL+"/cut.json", strings.NewReader(lock)); resp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("LOCK: %s, want 500", resp.Status)
+	}
+	if data, err := afero.ReadFile(base, "cut.torrent"); err != nil || string(data) != "d3:foo" {
+		t.Errorf("the stored file after the LOCK: %q, %v", data, err)
+	}
+	if resp, _ := do(t, "LOCK", srv.URL+"/new.json", strings.NewReader(lock)); resp.StatusCode != http.StatusCreated {
+		t.Errorf("LOCK of a new name: %s, want 201", resp.Status)
 	}
 }

@@ -219,7 +219,7 @@ func (f davFile) Stat() (os.FileInfo, error) {
 
 // Readdir lists the directory: the shown names, each with what Stat gives
 // for it. An entry gone meanwhile, or a symbolic link out of the served
-// tree or to nothing, is left out; one that cannot be stated otherwise (a
+// tree, to nothing or in a loop, is left out; one that cannot be stated otherwise (a
 // file whose size does not decode) fails the listing (listingError).
 func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
 	names, err := f.File.Readdirnames(n)
@@ -232,8 +232,8 @@ func (f davFile) Readdir(n int) ([]os.FileInfo, error) {
 	for i, fi := range stats {
 		switch {
 		case errs[i] == nil:
-		case errors.Is(errs[i], fs.ErrNotExist) || errors.Is(errs[i], fs.ErrPermission):
-			continue // gone meanwhile, or a link leading out of the tree
+		case errors.Is(errs[i], fs.ErrNotExist) || errors.Is(errs[i], fs.ErrPermission) || errors.Is(errs[i], syscall.ELOOP):
+			continue // gone meanwhile, or a link leading out of the tree, to nothing or round
 		default:
 			return fis, &listingError{errs[i]}
 		}

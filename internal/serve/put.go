@@ -165,6 +165,33 @@ func (f *putFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Stat describes the upload, with an ETag that webdav's answer to the PUT
+// takes: the stored file's as GET, HEAD and PROPFIND will give it, found
+// when asked, after Close has stored and renamed the upload (the upload's
+// own, before its store, has another modification time, so a client's next
+// PUT with If-Match: that ETag failed).
+func (f *putFile) Stat() (os.FileInfo, error) {
+	fi, err := f.davFile.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return storedInfo{fi, f.fs, f.name}, nil
+}
+
+// storedInfo is a FileInfo whose ETag is that of the file name of fs then.
+type storedInfo struct {
+	os.FileInfo
+	fs   afero.Fs
+	name string
+}
+
+func (i storedInfo) ETag(ctx context.Context) (string, error) {
+	if fi, err := i.fs.Stat(i.name); err == nil {
+		return info{fi}.ETag(ctx)
+	}
+	return info{i.FileInfo}.ETag(ctx)
+}
+
 func (f *putFile) Close() error {
 	err := f.store()
 	if f.stage != "" {

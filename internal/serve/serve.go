@@ -186,6 +186,17 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		w = &replacementWriter{ResponseWriter: w, r: rep}
 		defer rep.finish(http.StatusInternalServerError) // if webdav wrote no status
 	}
+	if r.Method == "LOCK" {
+		// webdav takes a name it cannot state for one to create, and
+		// creates it with O_TRUNC: a LOCK (which clients send before they
+		// write) emptied a file whose stored bytes do not decode, or one the
+		// storage failed to state. Only what is not there is made.
+		_, err := h.dav.FileSystem.Stat(r.Context(), clean(r.URL.Path))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			http.Error(w, "cannot lock it: it cannot be stated", http.StatusForbidden) // 500 or 503 for a noted failure
+			return
+		}
+	}
 	h.dav.ServeHTTP(w, r)
 }
 

@@ -185,6 +185,15 @@ func TestPropfind(t *testing.T) {
 // that syncs (rclone sync) took for a file gone, and removed its copy.
 func TestListingUndecodable(t *testing.T) {
 	srv, dir, _, _ := setup(t, Options{})
+	// Links that lead nowhere (dangling, a loop) are left out, as before.
+	for link, target := range map[string]string{"a.b14": "b.b14", "b.b14": "a.b14", "dangling.b14": "nowhere.b14"} {
+		if err := os.Symlink(target, filepath.Join(dir, "sub", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if resp, data := do(t, "PROPFIND", srv.URL+"/sub/", nil, "Depth", "1"); resp.StatusCode != http.StatusMultiStatus || !strings.Contains(string(data), "notes.txt") {
+		t.Fatalf("PROPFIND of a directory with links that lead nowhere: %s\n%s", resp.Status, data)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "sub", "cut.txt.b14"), []byte{0x4e}, 0o644); err != nil {
 		t.Fatal(err)
 	}
