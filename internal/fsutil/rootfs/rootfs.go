@@ -95,6 +95,11 @@ func (f *Fs) Open(name string) (afero.File, error) {
 // start to end, so the kernel is asked for a larger readahead.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
 	p := rel(name)
+	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+		// A FIFO opened for reading would wait for a writer: a listing
+		// (webdav opens what it lists) or a GET hung on one.
+		flag |= noWait
+	}
 	file, ok, err := f.fast.openFile(p, flag, perm, filepath.Join(f.root.Name(), p))
 	if !ok {
 		file, err = f.root.OpenFile(p, flag, perm)

@@ -92,3 +92,8 @@ func (f *Fs) Rename(oldname, newname string) error {
 	}
 	return err
 }
+
+// noWait is the flag that keeps an open for reading from waiting: that of
+// a FIFO waits for a writer (for ever, when none comes), where a regular
+// file or a directory opens at once, as the flag changes nothing for them.
+const noWait = unix.O_NONBLOCK
