@@ -385,6 +385,8 @@ type process struct {
 
 	mu       sync.Mutex
 	started  bool // a start was made; its outcome is client or err
+	ran      bool // a start succeeded once: suffix is known
+	failed   time.Time
 	client   pb.CodecClient
 	suffix   string // as the first start found it
 	dataAddr string // the plugin's data socket, if it offers one and the host takes it
@@ -392,10 +394,15 @@ type process struct {
 	run      atomic.Pointer[client] // the go-plugin client, once started
 }
 
+// restartWait is how long after a failed restart of a plugin that ran the
+// next use tries again, failing at once meanwhile.
+const restartWait = time.Second
+
 // codec returns the gRPC client of the running plugin, starting it first.
 // A plugin that started but has ended since (a crash on one stream, the
 // OOM killer) is started again, so that its end fails the streams it ran,
-// not every later one; a plugin that failed to start is not tried again.
+// not every later one; if that start fails, it is tried again on a use
+// restartWait later. A plugin that never started is not tried again.
 func (p *process) codec() (pb.CodecClient, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -403,19 +410,25 @@ func (p *process) codec() (pb.CodecClient, error) {
 		p.host.forget(p.run.Load())
 		p.started = false
 	}
+	if p.started && p.err != nil && p.ran && time.Since(p.failed) >= restartWait {
+		p.started = false
+	}
 	if !p.started {
 		p.started = true
-		first := p.client == nil
 		var suffix string
 		p.client, suffix, p.err = p.start()
 		switch {
 		case p.err != nil:
 			p.client, p.err = nil, p.wrap(p.err)
-		case first:
-			p.suffix = suffix
+		case !p.ran:
+			p.suffix, p.ran = suffix, true
 		case suffix != p.suffix:
+			p.host.forget(p.run.Load())
 			p.client, p.err = nil, &pluginError{p.path, fmt.Errorf("suggests the suffix %s when started again, where it suggested %s",
 				cleanText(strconv.Quote(suffix), 80), cleanText(strconv.Quote(p.suffix), 80))}
+		}
+		if p.err != nil {
+			p.failed = time.Now()
 		}
 	}
 	return p.client, p.err

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -44,7 +45,7 @@ func TestMain(m *testing.M) {
 }
 
 // buildTestPlugin builds internal/testplugin into dir as the plugins hex,
-// xor, crash, liar, env, talker, v2, short, junk and longline, and the hostile ones
+// xor, crash, liar, env, talker, v2, short, junk, longline and flaky, and the hostile ones
 // (hostilePlugins).
 func buildTestPlugin(dir string) error {
 	bin := filepath.Join(dir, rpc.PluginPrefix+"hex")
@@ -52,7 +53,7 @@ func buildTestPlugin(dir string) error {
 	if err != nil {
 		return fmt.Errorf("building the test plugin: %v\n%s", err, out)
 	}
-	for _, name := range append([]string{"xor", "crash", "liar", "env", "talker", "v2", "short", "junk", "longline"}, hostilePlugins...) {
+	for _, name := range append([]string{"xor", "crash", "liar", "env", "talker", "v2", "short", "junk", "longline", "flaky"}, hostilePlugins...) {
 		if err := os.Link(bin, filepath.Join(dir, rpc.PluginPrefix+name)); err != nil {
 			return err
 		}
@@ -89,7 +90,7 @@ func TestDiscover(t *testing.T) {
 		got = append(got, e.Codec.Name()+"="+filepath.Base(e.Origin))
 	}
 	want := "badaddr=b14fs-plugin-badaddr badsuffix=b14fs-plugin-badsuffix crash=b14fs-plugin-crash " +
-		"env=b14fs-plugin-env forger=b14fs-plugin-forger freeze=b14fs-plugin-freeze hex=b14fs-plugin-hex junk=b14fs-plugin-junk liar=b14fs-plugin-liar longline=b14fs-plugin-longline short=b14fs-plugin-short spawner=b14fs-plugin-spawner " +
+		"env=b14fs-plugin-env flaky=b14fs-plugin-flaky forger=b14fs-plugin-forger freeze=b14fs-plugin-freeze hex=b14fs-plugin-hex junk=b14fs-plugin-junk liar=b14fs-plugin-liar longline=b14fs-plugin-longline short=b14fs-plugin-short spawner=b14fs-plugin-spawner " +
 		"stall=b14fs-plugin-stall talker=b14fs-plugin-talker v2=b14fs-plugin-v2 xor=b14fs-plugin-xor"
 	if strings.Join(got, " ") != want {
 		t.Errorf("registered %v, want %s (the non-executable file skipped)", got, want)
@@ -330,6 +331,45 @@ func TestRestartAfterCrash(t *testing.T) {
 		if out, err := pull(crash, ""); err != nil || len(out) != 0 {
 			t.Fatalf("round %d: the stream after a crash: %q, %v", i, out, err)
 		}
+	}
+}
+
+// TestRestartFails crashes a plugin whose restart then fails: the codec
+// failed for good; the restart is tried again after rpc's wait, and works.
+// A restart that suggests another suffix is refused, and its process
+// stopped (it ran on until the host closed).
+func TestRestartFails(t *testing.T) {
+	for _, how := range []string{"exit", "suffix"} {
+		t.Run(how, func(t *testing.T) {
+			starts := filepath.Join(t.TempDir(), "starts")
+			t.Setenv("B14FS_TEST_STARTS", starts)
+			t.Setenv("B14FS_TEST_RESTART", how)
+			t.Setenv(rpc.EnvPass, "B14FS_TEST_STARTS,B14FS_TEST_RESTART")
+			flaky := lookup(t, discover(t), "flaky")
+			count := func() int { data, _ := os.ReadFile(starts); return len(data) }
+			if _, err := pull(flaky, "boom"); err == nil {
+				t.Fatal("the stream that ends the plugin did not fail")
+			}
+			if _, err := pull(flaky, "x"); err == nil {
+				t.Fatal("the stream whose restart fails did not fail")
+			}
+			if _, err := pull(flaky, "x"); err == nil || count() != 2 {
+				t.Fatalf("a stream at once after the failed restart: %v, %d starts; want an error and no new start", err, count())
+			}
+			if how == "suffix" {
+				cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+				for _, c := range cmdlines {
+					if data, _ := os.ReadFile(c); strings.Contains(string(data), rpc.PluginPrefix+"flaky") {
+						t.Errorf("the restart refused for its suffix is still running: %s", c)
+					}
+				}
+				return
+			}
+			time.Sleep(1100 * time.Millisecond)
+			if out, err := pull(flaky, "x"); err != nil || string(out) != "78" || count() != 3 {
+				t.Errorf("after the wait: %q, %v, %d starts; want the plugin started again", out, err, count())
+			}
+		})
 	}
 }
 

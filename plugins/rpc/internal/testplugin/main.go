@@ -31,6 +31,10 @@
 //   - longline: hex whose streams write a line of 70000 bytes to the
 //     process's standard output (as a child's output would go), past
 //     go-plugin's relay;
+//   - flaky: counts its starts in the file $B14FS_TEST_STARTS; hex, but a
+//     stream of the data "boom" ends the process, and its second start fails
+//     as $B14FS_TEST_RESTART says: "exit" exits before its handshake,
+//     "suffix" suggests the suffix ".other" (the first suggests ".flaky");
 //   - short: a stream's writes take half of what they are given and report
 //     that, with no error, breaking io.Writer's contract;
 //   - talker: hex that logs, on each stream, a line through the log
@@ -102,6 +106,8 @@ func main() {
 		c = talker{renamed{codectest.Hex{}, name}}
 	case "short":
 		c = short{renamed{codectest.Hex{}, name}}
+	case "flaky":
+		c = flakyStart()
 	case "junk":
 		fmt.Println(strings.Repeat("x", 70000))
 		return
@@ -174,6 +180,49 @@ func (freezer) Write([]byte) (int, error) {
 
 }
 func (freezer) Close() error { return nil }
+
+// flakyStart counts this start in $B14FS_TEST_STARTS and returns the
+// codec of the flaky plugin, or exits where its second start fails so.
+func flakyStart() core.Codec {
+	path := os.Getenv("B14FS_TEST_STARTS")
+	data, _ := os.ReadFile(path)
+	n := len(data) + 1
+	if err := os.WriteFile(path, append(data, '.'), 0o644); err != nil {
+		panic(err)
+	}
+	suffix := ".flaky"
+	if n == 2 {
+		switch os.Getenv("B14FS_TEST_RESTART") {
+		case "exit":
+			os.Exit(5)
+		case "suffix":
+			suffix = ".other"
+		}
+	}
+	return flaky{renamed{codectest.Hex{}, "flaky"}, suffix}
+}
+
+// flaky is hex with a suffix, whose streams of the data "boom" end the
+// process.
+type flaky struct {
+	renamed
+	suffix string
+}
+
+func (f flaky) Suffix() string { return f.suffix }
+
+func (f flaky) NewEncodeWriter(w io.Writer) io.WriteCloser {
+	return boomWriter{f.renamed.NewEncodeWriter(w)}
+}
+
+type boomWriter struct{ io.WriteCloser }
+
+func (b boomWriter) Write(p []byte) (int, error) {
+	if string(p) == "boom" {
+		os.Exit(3)
+	}
+	return b.WriteCloser.Write(p)
+}
 
 // longLine writes a long line to the process's standard output at each
 // stream's start.
